@@ -1,0 +1,47 @@
+/* xengine — files in and out (JSON through jansson; docs/formats.md).
+ *
+ * Every reader returns XE_OK or XE_EIO / XE_EPARSE / XE_EINVAL / XE_ENOMEM with a
+ * one-line message in err that starts with the file's path. Writers write to PATH.tmp.XXXXXX
+ * in the same directory and rename over PATH only when complete, so a failed write never
+ * leaves a half-written file. */
+#ifndef XENGINE_IO_H
+#define XENGINE_IO_H
+
+#include "xengine/instance.h"
+#include "xengine/schedule.h"
+#include "xengine/sim.h"
+
+/* Reads a graph in any of the three schemas, detected from the content: xengine's own
+ * ({"format": "xengine-graph", ...}), Checkmate node-link (nodes with cost_cpu/cost_ram)
+ * and Moccasin node-link (nodes with out_cost/duration, links keyed "0"/"1",
+ * graph.order). Node-link graphs are renumbered into their topological order. On XE_OK
+ * *out is a finalized graph owned by the caller. */
+int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err);
+
+/* Writes g in xengine's own graph format. */
+int xe_io_write_graph(const char *path, const xe_graph *g, xe_err *err);
+
+/* Reads a devices file into a recipe (docs/formats.md: devices with name, kind, budget as
+ * bytes or "NN%", speed; link bandwidth and latency; time_unit). */
+int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err);
+
+/* Reads a costs file and overwrites in->cost / in->copy for the nodes and device pairs it
+ * names (by node name and device name); unknown names are XE_EINVAL. */
+int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err);
+
+/* Writes the costs of in (every node, every device, every ordered pair). */
+int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err);
+
+/* Writes a schedule: devices, events (node by index and name, device by name) and,
+ * when sum != NULL, a summary object (per-device peak, times, counts; extra key/values
+ * from the caller in `extra_json`, a JSON object text or NULL). */
+int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_schedule *s,
+                         const xe_sim_result *sum, const char *extra_json, xe_err *err);
+
+/* Reads a schedule written by xe_io_write_schedule (or by hand) for instance in:
+ * node indices must exist and match names when both are given; device names must
+ * exist. Events are appended to out. */
+int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
+                        xe_err *err);
+
+#endif

@@ -1,0 +1,50 @@
+/* xengine — the exact planner: heterogeneous rematerialization as a MILP solved by CBC.
+ *
+ * Variables R, S, C (binary), FREE (binary) and U (continuous), constraints and objective
+ * as in docs/formulation.md: Checkmate's model (Jain et al., MLSys 2020, eqs. 1-8) with
+ * one copy of it per device, linked by explicit copy variables; with one device it is
+ * exactly Checkmate's model. Solved through CBC's C API (coin/Cbc_C_Interface.h). */
+#ifndef XENGINE_MILP_H
+#define XENGINE_MILP_H
+
+#include "xengine/instance.h"
+#include "xengine/stages.h"
+
+typedef struct xe_milp_opts {
+    double time_limit; /* seconds of solver time, > 0 (default 60) */
+    double rel_gap;    /* stop when (incumbent - bound) / incumbent <= rel_gap (default 1e-4) */
+    int threads;       /* CBC threads, >= 1 (default 1) */
+    int progress;      /* 1: one line on stderr at most every second while solving */
+    const xe_stages *start; /* MIP start (must pass xe_stages_check), or NULL */
+} xe_milp_opts;
+
+typedef enum {
+    XE_MILP_OPTIMAL = 0,    /* proven optimal within rel_gap */
+    XE_MILP_FEASIBLE = 1,   /* a schedule, time limit reached before proof */
+    XE_MILP_INFEASIBLE = 2, /* proven: no stage schedule fits the budgets */
+    XE_MILP_NO_SOLUTION = 3 /* time limit reached, no schedule and no proof */
+} xe_milp_status;
+
+typedef struct xe_milp_result {
+    xe_milp_status status;
+    double objective;  /* seconds (serial compute + copy time); INFINITY without schedule */
+    double bound;      /* seconds: proven lower bound on the stage-structured optimum */
+    double gap;        /* (objective - bound) / objective, 0 when optimal */
+    double solve_time; /* wall seconds spent in CBC */
+    int nvars, nrows, nints; /* model size */
+    xe_stages sol;     /* owned: the schedule found (zeroed when none); xe_stages_clear */
+} xe_milp_result;
+
+/* Defaults described above. */
+void xe_milp_opts_default(xe_milp_opts *o);
+
+/* Builds and solves the model. Returns XE_OK with res filled whenever CBC ran (check
+ * res->status); XE_ENOMEM, XE_ESOLVER (CBC failed), XE_EINVAL (bad start or options).
+ * On XE_OK with a schedule, res->sol passed xe_stages_check. Free with xe_milp_result_clear. */
+int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res,
+                  xe_err *err);
+void xe_milp_result_clear(xe_milp_result *res);
+
+const char *xe_milp_status_str(xe_milp_status s);
+
+#endif

@@ -1,0 +1,2 @@
+/* keeps the xetest library non-empty */
+typedef int xe_test_support_nonempty;

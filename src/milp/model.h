@@ -1,0 +1,46 @@
+/* Internal: the MILP of docs/formulation.md as plain arrays, built before any solver
+ * sees it (src/milp/model.c), so the CBC driver only loads and solves. */
+#ifndef XE_MILP_MODEL_H
+#define XE_MILP_MODEL_H
+
+#include <stdint.h>
+
+#include "xengine/instance.h"
+#include "xengine/stages.h"
+
+typedef struct xe_free_var {
+    int t, i, k, d;
+} xe_free_var;
+
+typedef struct xe_model {
+    int n, D;
+    double mscale;       /* bytes per memory unit in the rows (a power of two) */
+    int *iR, *iS, *iU;   /* [n][n][D] column index, -1 when the variable does not exist */
+    int *iC;             /* [n][n][D][D] */
+    int nfree;
+    xe_free_var *fv;     /* FREE columns, in column order starting at col free0 */
+    int free0;
+    /* columns */
+    int ncols, capcols;
+    double *obj, *clb, *cub;
+    char *isint;
+    /* rows, as triplets */
+    int nrows, caprows;
+    double *rlb, *rub;
+    int nnz, capnz;
+    int *trow, *tcol;
+    double *tval;
+} xe_model;
+
+/* Builds the model for in; XE_ENOMEM on allocation failure. Free with xe_model_clear. */
+int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err);
+void xe_model_clear(xe_model *m);
+
+/* Column values [ncols] for a stage schedule that passed xe_stages_check (MIP start). */
+int xe_model_start_values(const xe_instance *in, const xe_model *m, const xe_stages *st,
+                          double *x, xe_err *err);
+
+/* Reads R, S, C from a column vector (rounded at 0.5) into st (initialised here). */
+int xe_model_extract(const xe_model *m, const double *x, xe_stages *st);
+
+#endif

@@ -1,0 +1,234 @@
+/* CBC driver: loads the model of model.c, hands it a MIP start, solves under the time
+ * limit and gap, reports progress, and reads back a validated stage schedule. */
+#include <coin/Cbc_C_Interface.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "xengine/milp.h"
+
+void xe_milp_opts_default(xe_milp_opts *o)
+{
+    o->time_limit = 60.0;
+    o->rel_gap = 1e-4;
+    o->threads = 1;
+    o->progress = 0;
+    o->start = NULL;
+}
+
+const char *xe_milp_status_str(xe_milp_status s)
+{
+    switch (s) {
+    case XE_MILP_OPTIMAL: return "optimal";
+    case XE_MILP_FEASIBLE: return "feasible (time limit)";
+    case XE_MILP_INFEASIBLE: return "infeasible";
+    case XE_MILP_NO_SOLUTION: return "no solution (time limit)";
+    }
+    return "unknown";
+}
+
+void xe_milp_result_clear(xe_milp_result *res)
+{
+    xe_stages_clear(&res->sol);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Progress reporting. CBC's message callback carries no user pointer, so the one
+ * solve running on this thread is found through a thread-local pointer; it is set
+ * only for the duration of Cbc_solve and holds no state across solves. */
+typedef struct progress {
+    double t0, last;
+    double incumbent, bound;
+} progress;
+static _Thread_local progress *tls_progress;
+
+static void progress_line(progress *p)
+{
+    double gap = isfinite(p->incumbent) && p->incumbent > 0 && isfinite(p->bound)
+                     ? (p->incumbent - p->bound) / p->incumbent * 100.0 : INFINITY;
+    fprintf(stderr, "[milp] %7.1fs  incumbent %-12.6g bound %-12.6g gap %6.2f%%\n",
+            now_s() - p->t0, p->incumbent, p->bound, gap);
+}
+
+static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *dvec, int nint,
+                        const int *ivec, int nchar, char **cvec)
+{
+    (void)model, (void)nint, (void)ivec, (void)nchar, (void)cvec;
+    progress *p = tls_progress;
+    if (!p) return;
+    /* CBC messages (CbcMessage.cpp): 10 = "After N nodes ... best solution, best
+     * possible", 4 = "Integer solution of X found", 12/16 = heuristic solutions */
+    if (msgno == 10 && ndouble >= 2) {
+        p->incumbent = dvec[0] < 1e49 ? dvec[0] : INFINITY;
+        p->bound = dvec[1];
+    } else if ((msgno == 4 || msgno == 12 || msgno == 16) && ndouble >= 1) {
+        if (dvec[0] < p->incumbent) p->incumbent = dvec[0];
+    } else {
+        return;
+    }
+    double t = now_s();
+    if (t - p->last >= 1.0) {
+        p->last = t;
+        progress_line(p);
+    }
+}
+
+/* Compressed-column form of the triplets. */
+static int to_csc(const xe_model *m, int **start, int **index, double **value)
+{
+    *start = calloc((size_t)m->ncols + 1, sizeof **start);
+    *index = malloc((size_t)(m->nnz ? m->nnz : 1) * sizeof **index);
+    *value = malloc((size_t)(m->nnz ? m->nnz : 1) * sizeof **value);
+    if (!*start || !*index || !*value) return -1;
+    for (int z = 0; z < m->nnz; z++) (*start)[m->tcol[z] + 1]++;
+    for (int c = 0; c < m->ncols; c++) (*start)[c + 1] += (*start)[c];
+    int *fill = calloc((size_t)m->ncols + 1, sizeof *fill);
+    if (!fill) return -1;
+    for (int z = 0; z < m->nnz; z++) {
+        int c = m->tcol[z];
+        int at = (*start)[c] + fill[c]++;
+        (*index)[at] = m->trow[z];
+        (*value)[at] = m->tval[z];
+    }
+    free(fill);
+    return 0;
+}
+
+int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err)
+{
+    memset(res, 0, sizeof *res);
+    res->objective = INFINITY;
+    res->bound = -INFINITY;
+    res->gap = INFINITY;
+    if (!(o->time_limit > 0) || !(o->rel_gap >= 0) || o->threads < 1)
+        return xe_err_set(err, XE_EINVAL, "time limit must be > 0, gap >= 0, threads >= 1");
+    if (o->start) {
+        int rc = xe_stages_check(in, o->start, err);
+        if (rc) return rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINVAL, "the starting schedule is not valid: %s", err ? err->msg : "");
+    }
+    xe_model m;
+    int rc = xe_model_build(in, &m, err);
+    if (rc) return rc;
+    res->nvars = m.ncols;
+    res->nrows = m.nrows;
+    for (int c = 0; c < m.ncols; c++) res->nints += m.isint[c];
+
+    int *start = NULL, *index = NULL;
+    double *value = NULL, *x0 = NULL;
+    Cbc_Model *cbc = NULL;
+    if (to_csc(&m, &start, &index, &value)) {
+        rc = xe_err_set(err, XE_ENOMEM, "out of memory loading the MILP");
+        goto done;
+    }
+    cbc = Cbc_newModel();
+    if (!cbc) {
+        rc = xe_err_set(err, XE_ESOLVER, "CBC could not create a model");
+        goto done;
+    }
+    Cbc_loadProblem(cbc, m.ncols, m.nrows, start, index, value, m.clb, m.cub, m.obj, m.rlb, m.rub);
+    for (int c = 0; c < m.ncols; c++)
+        if (m.isint[c]) Cbc_setInteger(cbc, c);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d", o->threads);
+    Cbc_setParameter(cbc, "threads", buf);
+    Cbc_setParameter(cbc, "timeMode", "elapsed");
+    Cbc_setParameter(cbc, "integerTolerance", "1e-9");
+    Cbc_setMaximumSeconds(cbc, o->time_limit);
+    Cbc_setAllowableFractionGap(cbc, o->rel_gap);
+    Cbc_setAllowableGap(cbc, 1e-9);
+    Cbc_setLogLevel(cbc, o->progress ? 1 : 0);
+    if (o->start) {
+        x0 = malloc((size_t)m.ncols * sizeof *x0);
+        int *idx = malloc((size_t)m.ncols * sizeof *idx);
+        if (!x0 || !idx) {
+            free(idx);
+            rc = xe_err_set(err, XE_ENOMEM, "out of memory preparing the MIP start");
+            goto done;
+        }
+        rc = xe_model_start_values(in, &m, o->start, x0, err);
+        if (rc) {
+            free(idx);
+            goto done;
+        }
+        for (int c = 0; c < m.ncols; c++) idx[c] = c;
+        Cbc_setMIPStartI(cbc, m.ncols, idx, x0);
+        free(idx);
+    }
+    progress p = {now_s(), now_s(), INFINITY, -INFINITY};
+    if (o->progress) {
+        tls_progress = &p;
+        Cbc_registerCallBack(cbc, cbc_message);
+    }
+    /* With log level 1 CBC's driver also prints its banner and summary on stdout, where
+     * our own output goes: keep stdout quiet for the duration of the solve. */
+    int saved_stdout = -1;
+    if (o->progress) {
+        fflush(stdout);
+        int devnull = open("/dev/null", O_WRONLY);
+        saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
+        if (saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
+        if (devnull >= 0) close(devnull);
+    }
+    double t0 = now_s();
+    Cbc_solve(cbc);
+    res->solve_time = now_s() - t0;
+    tls_progress = NULL;
+    if (saved_stdout >= 0) {
+        fflush(stdout);
+        dup2(saved_stdout, STDOUT_FILENO);
+        close(saved_stdout);
+    }
+
+    const double *x = Cbc_getColSolution(cbc);
+    int have = Cbc_numberSavedSolutions(cbc) > 0 || Cbc_isProvenOptimal(cbc);
+    double best = Cbc_getBestPossibleObjValue(cbc);
+    if (Cbc_isProvenInfeasible(cbc) && !have) {
+        res->status = XE_MILP_INFEASIBLE;
+        goto done;
+    }
+    if (!have || !x) {
+        res->status = XE_MILP_NO_SOLUTION;
+        res->bound = best;
+        goto done;
+    }
+    rc = xe_model_extract(&m, x, &res->sol);
+    if (rc) {
+        rc = xe_err_set(err, XE_ENOMEM, "out of memory reading the solution");
+        goto done;
+    }
+    rc = xe_stages_check(in, &res->sol, err);
+    if (rc) {
+        rc = xe_err_set(err, XE_ESOLVER, "CBC's solution fails the stage check (numerical trouble): %s", err ? err->msg : "");
+        xe_stages_clear(&res->sol);
+        goto done;
+    }
+    res->objective = xe_stages_cost(in, &res->sol);
+    res->bound = fmin(best, res->objective);
+    res->status = Cbc_isProvenOptimal(cbc) ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+    res->gap = res->objective > 0 ? (res->objective - res->bound) / res->objective : 0.0;
+    if (res->gap < 0) res->gap = 0;
+    if (o->progress) {
+        p.incumbent = res->objective;
+        p.bound = res->bound;
+        progress_line(&p);
+    }
+done:
+    if (cbc) Cbc_deleteModel(cbc);
+    free(start);
+    free(index);
+    free(value);
+    free(x0);
+    xe_model_clear(&m);
+    return rc;
+}

@@ -44,4 +44,10 @@ int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_sched
 int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
                         xe_err *err);
 
+/* Parses a budget: "NN%" (sets *frac = NN/100, the fraction of the no-recomputation
+ * peak) or a size: plain bytes "12345", or with a unit "500MB", "12GiB" (sets *bytes).
+ * Exactly one of the two is set. XE_EPARSE when not of this form, XE_EINVAL when not
+ * > 0; the message starts with `what` (a path or an option name). */
+int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac, xe_err *err);
+
 #endif

@@ -28,12 +28,13 @@ typedef struct xe_sim_result {
     double makespan;   /* seconds with one compute stream per device and one copy stream
                           per ordered device pair running concurrently (docs/simulator.md) */
     int computes, recomputes, copies, frees;
-    int bad_event;     /* index of the first invalid event, -1 when valid */
+    int bad_event;     /* index of the first invalid event, -1 when valid; the schedule's
+                          length when every event was valid but a node was never computed */
 } xe_sim_result;
 
 /* Replays s on in. Returns XE_OK when valid; XE_EINVAL when not, with err naming the
  * event index, its kind, node and device and the broken rule ("event 12 (compute relu1
- * on gpu): input conv1 not resident on gpu"), and res->bad_event set. res is filled as
+ * on gpu): input conv1 is not resident on gpu"), and res->bad_event set. res is filled as
  * far as the replay got. No allocation survives the call. */
 int xe_sim_run(const xe_instance *in, const xe_schedule *s, xe_sim_result *res, xe_err *err);
 

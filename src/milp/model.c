@@ -223,12 +223,11 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
                     m->iC[IDX4(m, t, i, d, e)] = c;
                 }
         }
-    double margin = m->mscale > 1.0 ? 1e-6 : 0.0; /* keep rounding on the safe side */
     for (int t = 0; t < n; t++)
         for (int k = 0; k <= t; k++)
             for (int d = 0; d < D; d++) {
                 double cap = (double)in->dev[d].budget / m->mscale;
-                int c = add_col(m, 0.0, 0.0, cap * (1.0 - margin), 0);
+                int c = add_col(m, 0.0, 0.0, cap, 0);
                 TRY(c);
                 m->iU[IDX3(m, t, k, d)] = c;
             }

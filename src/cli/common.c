@@ -1,0 +1,108 @@
+/* xengine CLI — instance options, loading, error mapping and the summary table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "xengine/io.h"
+
+int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
+{
+    const char *a = argv[*i];
+    const char **slot = !strcmp(a, "--devices") ? &o->devices
+                      : !strcmp(a, "--budget")  ? &o->budget
+                      : !strcmp(a, "--costs")   ? &o->costs
+                                                : NULL;
+    if (!slot) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "xengine: %s needs a value\n", a);
+        return -1;
+    }
+    *slot = argv[++*i];
+    return 1;
+}
+
+int xe_cli_exit_code(int status)
+{
+    switch (status) {
+    case XE_OK: return XE_EXIT_OK;
+    case XE_EIO:
+    case XE_EPARSE:
+    case XE_EINVAL:
+    case XE_EUNSUPPORTED: return XE_EXIT_INPUT;
+    case XE_EINFEASIBLE: return XE_EXIT_INFEASIBLE;
+    case XE_ETIMEOUT: return XE_EXIT_TIMEOUT;
+    default: return XE_EXIT_INTERNAL;
+    }
+}
+
+static int is_preset(const char *s)
+{
+    return !strcmp(s, "gpu") || !strcmp(s, "cpu") || !strcmp(s, "gpu+cpu");
+}
+
+int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
+{
+    xe_err err = {{0}};
+    xe_graph *g = NULL;
+    xe_recipe r;
+    *out = NULL;
+    int rc = xe_io_read_graph(o->graph, &g, &err);
+    if (rc) goto fail;
+    const char *dev = o->devices ? o->devices : "gpu+cpu";
+    if (is_preset(dev))
+        rc = xe_recipe_preset(dev, 1.0, &r, &err);
+    else
+        rc = xe_io_read_devices(dev, &r, &err);
+    if (rc) goto fail;
+    if (o->budget) {
+        int64_t bytes = 0;
+        double frac = 0;
+        rc = xe_io_parse_budget("--budget", o->budget, &bytes, &frac, &err);
+        if (rc) goto fail;
+        r.budget_bytes[0] = bytes;
+        r.budget_frac[0] = frac;
+    }
+    rc = xe_instance_from_recipe(g, &r, out, &err);
+    if (rc) goto fail;
+    g = NULL; /* owned by the instance now */
+    if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
+    return XE_EXIT_OK;
+fail:
+    fprintf(stderr, "xengine: error: %s\n", err.msg);
+    xe_graph_free(g);
+    xe_instance_free(*out);
+    *out = NULL;
+    return xe_cli_exit_code(rc);
+}
+
+const char *xe_cli_bytes(int64_t b, char *buf, size_t cap)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)b;
+    int u = 0;
+    while (x >= 1024.0 && u < 4) {
+        x /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, u ? "%.2f %s" : "%.0f %s", x, unit[u]);
+    return buf;
+}
+
+void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r)
+{
+    char b1[32], b2[32];
+    printf("%-8s %-4s %12s %12s %6s %11s %11s %9s %11s %7s\n", "device", "kind", "budget", "peak", "use",
+           "compute_s", "copy_in_s", "computes", "recomputes", "copies");
+    for (int d = 0; d < in->ndev; d++) {
+        const xe_sim_device *s = &r->dev[d];
+        double use = in->dev[d].budget > 0 ? 100.0 * (double)s->peak / (double)in->dev[d].budget : 0;
+        printf("%-8s %-4s %12s %12s %5.1f%% %11.4f %11.4f %9d %11d %7d\n", in->dev[d].name,
+               in->dev[d].kind == XE_DEV_GPU ? "gpu" : "cpu", xe_cli_bytes(in->dev[d].budget, b1, sizeof b1),
+               xe_cli_bytes(s->peak, b2, sizeof b2), use, s->compute_time, s->copy_in_time, s->computes,
+               s->recomputes, s->copies_in);
+    }
+    printf("total: %.4f s serial (compute + copies), makespan %.4f s with devices and copies overlapped\n",
+           r->total_time, r->makespan);
+    printf("       %d computes (%d recomputations), %d copies, %d frees\n", r->computes, r->recomputes,
+           r->copies, r->frees);
+}

@@ -1,0 +1,38 @@
+/* xengine — command-line entry point: dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: xengine COMMAND [options]\n"
+            "\n"
+            "Plans memory-bounded training steps across devices (CPU + GPU): where each\n"
+            "operator runs, which tensors are kept, recomputed, copied or freed.\n"
+            "\n"
+            "commands:\n"
+            "  solve GRAPH [options] -o SCHEDULE.json   plan a schedule (MILP + heuristic start)\n"
+            "  simulate GRAPH SCHEDULE.json [options]   validate any schedule, print its summary\n"
+            "\n"
+            "Run 'xengine COMMAND --help' for the options of a command.\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, 4 time limit without\n"
+            "a schedule, 5 internal or solver failure\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return XE_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return XE_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "solve")) return xe_cli_solve(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "simulate")) return xe_cli_simulate(argc - 1, argv + 1);
+    fprintf(stderr, "xengine: unknown command '%s' (try 'xengine --help')\n", argv[1]);
+    return XE_EXIT_USAGE;
+}

@@ -1,0 +1,92 @@
+/* xengine io — the one way files are written: temp file in the same directory, fsync,
+ * rename. A failed write never leaves a half-written PATH behind. */
+#include "json_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Best effort: makes the rename durable by syncing the directory that holds path. */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash) {
+        dir = strdup(".");
+    } else {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        dir = malloc(n + 1);
+        if (dir) {
+            memcpy(dir, path, n);
+            dir[n] = '\0';
+        }
+    }
+    if (!dir) return;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err)
+{
+    static const char suffix[] = ".tmp.XXXXXX";
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + sizeof suffix);
+    if (!tmp) return xe_err_set(err, XE_ENOMEM, "%s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, suffix, sizeof suffix);
+
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return xe_err_set(err, XE_EIO, "%s: cannot create a temporary file: %s", path,
+                          strerror(e));
+    }
+    /* mkstemp makes the file 0600; give it the mode of the file it replaces, else 0644 */
+    struct stat st;
+    mode_t mode = (stat(path, &st) == 0) ? (st.st_mode & 0777) : 0644;
+    const char *what = "write";
+    int e = 0;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = write(fd, data + done, len - done);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            e = errno;
+            break;
+        }
+        done += (size_t)k;
+    }
+    if (!e && fchmod(fd, mode) != 0) {
+        e = errno;
+        what = "chmod";
+    }
+    if (!e && fsync(fd) != 0) {
+        e = errno;
+        what = "fsync";
+    }
+    if (close(fd) != 0 && !e) {
+        e = errno;
+        what = "close";
+    }
+    if (!e && rename(tmp, path) != 0) {
+        e = errno;
+        what = "rename";
+    }
+    if (e) {
+        unlink(tmp);
+        free(tmp);
+        return xe_err_set(err, XE_EIO, "%s: cannot write (%s): %s", path, what, strerror(e));
+    }
+    free(tmp);
+    sync_parent_dir(path);
+    return XE_OK;
+}

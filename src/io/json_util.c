@@ -1,0 +1,171 @@
+/* xengine io — loading JSON files and reading typed fields with one-line errors. */
+#include "json_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int xe_json_load(const char *path, json_t **out, xe_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    json_error_t jerr;
+    json_t *root = json_loadf(f, 0, &jerr);
+    int rd_err = ferror(f);
+    int rd_errno = errno;
+    fclose(f);
+    if (rd_err) {
+        json_decref(root);
+        return xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(rd_errno));
+    }
+    if (!root) {
+        if (json_error_code(&jerr) == json_error_out_of_memory)
+            return xe_err_set(err, XE_ENOMEM, "%s: out of memory while parsing", path);
+        return xe_err_set(err, XE_EPARSE, "%s: line %d column %d: invalid JSON: %s", path,
+                          jerr.line, jerr.column, jerr.text);
+    }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return xe_err_set(err, XE_EPARSE, "%s: the top level must be a JSON object", path);
+    }
+    *out = root;
+    return XE_OK;
+}
+
+int xe_json_check_format(const char *path, const json_t *root, const char *expected,
+                         int required, xe_err *err)
+{
+    const json_t *f = json_object_get(root, "format");
+    if (!f) {
+        if (!required) return XE_OK;
+        return xe_err_set(err, XE_EPARSE, "%s: missing \"format\": \"%s\"", path, expected);
+    }
+    if (!json_is_string(f) || strcmp(json_string_value(f), expected) != 0)
+        return xe_err_set(err, XE_EPARSE, "%s: \"format\" must be \"%s\"%s%s%s", path, expected,
+                          json_is_string(f) ? " (found \"" : "",
+                          json_is_string(f) ? json_string_value(f) : "",
+                          json_is_string(f) ? "\")" : "");
+    return XE_OK;
+}
+
+/* Looks key up; returns 1 when present (non-null), 0 when absent, or an error code. */
+static int field(const char *path, const char *what, const json_t *obj, const char *key,
+                 int dflt_ok, const json_t **v, xe_err *err)
+{
+    *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (*v && !json_is_null(*v)) return 1;
+    if (dflt_ok) return 0;
+    return xe_err_set(err, XE_EPARSE, "%s: %s: missing field \"%s\"", path, what, key);
+}
+
+int xe_json_get_str(const char *path, const char *what, const json_t *obj, const char *key,
+                    int dflt_ok, const char **out, xe_err *err)
+{
+    const json_t *v;
+    int rc = field(path, what, obj, key, dflt_ok, &v, err);
+    if (rc <= 0) return rc;
+    if (!json_is_string(v))
+        return xe_err_set(err, XE_EPARSE, "%s: %s: field \"%s\" must be a string", path, what,
+                          key);
+    *out = json_string_value(v);
+    return XE_OK;
+}
+
+int xe_json_get_bool(const char *path, const char *what, const json_t *obj, const char *key,
+                     int dflt_ok, int *out, xe_err *err)
+{
+    const json_t *v;
+    int rc = field(path, what, obj, key, dflt_ok, &v, err);
+    if (rc <= 0) return rc;
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v);
+        return XE_OK;
+    }
+    if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1)) {
+        *out = (int)json_integer_value(v);
+        return XE_OK;
+    }
+    return xe_err_set(err, XE_EPARSE, "%s: %s: field \"%s\" must be true or false", path, what,
+                      key);
+}
+
+int xe_json_as_int(const json_t *value, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t x;
+    if (json_is_integer(value)) {
+        x = (int64_t)json_integer_value(value);
+    } else if (json_is_real(value)) {
+        double d = json_real_value(value);
+        /* 9.2e18 is the largest double range safely below INT64_MAX */
+        if (!isfinite(d) || d != floor(d) || d < -9.2e18 || d > 9.2e18) return -1;
+        x = (int64_t)d;
+    } else {
+        return -1;
+    }
+    if (x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+int xe_json_get_bytes(const char *path, const char *what, const json_t *obj, const char *key,
+                      int dflt_ok, int64_t *out, xe_err *err)
+{
+    const json_t *v;
+    int rc = field(path, what, obj, key, dflt_ok, &v, err);
+    if (rc <= 0) return rc;
+    int64_t x;
+    if (xe_json_as_int(v, INT64_MIN, INT64_MAX, &x) != 0)
+        return xe_err_set(err, XE_EPARSE, "%s: %s: field \"%s\" must be an integer (bytes)",
+                          path, what, key);
+    if (x < 0)
+        return xe_err_set(err, XE_EINVAL, "%s: %s: field \"%s\" is negative (%" PRId64 ")",
+                          path, what, key, x);
+    *out = x;
+    return XE_OK;
+}
+
+int xe_json_get_num(const char *path, const char *what, const json_t *obj, const char *key,
+                    int dflt_ok, double *out, xe_err *err)
+{
+    const json_t *v;
+    int rc = field(path, what, obj, key, dflt_ok, &v, err);
+    if (rc <= 0) return rc;
+    if (!json_is_number(v) || !isfinite(json_number_value(v)))
+        return xe_err_set(err, XE_EPARSE, "%s: %s: field \"%s\" must be a number", path, what,
+                          key);
+    *out = json_number_value(v);
+    return XE_OK;
+}
+
+int xe_json_key_text(const json_t *value, char *buf, size_t cap)
+{
+    int k;
+    if (json_is_string(value)) {
+        k = snprintf(buf, cap, "%s", json_string_value(value));
+    } else if (json_is_integer(value)) {
+        k = snprintf(buf, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(value));
+    } else {
+        return -1;
+    }
+    return (k < 0 || (size_t)k >= cap) ? -1 : 0;
+}
+
+json_t *xe_json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+int xe_json_put(json_t *obj, const char *key, json_t *value)
+{
+    if (!value) return -1;
+    return json_object_set_new(obj, key, value) == 0 ? 0 : -1;
+}
+
+int xe_json_push(json_t *arr, json_t *value)
+{
+    if (!value) return -1;
+    return json_array_append_new(arr, value) == 0 ? 0 : -1;
+}

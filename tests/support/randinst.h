@@ -1,0 +1,27 @@
+/* Seeded random tiny instances for the brute-force comparisons.
+ *
+ * xe_test_random_instance(seed, n, ndev, with_copy_cost) builds, deterministically from
+ * its arguments (own splitmix64 generator, no global state):
+ *   - a DAG on n nodes: each edge j -> i (j < i) with probability 0.4, and every node
+ *     i > 0 gets at least one input (a random j < i) so the graph is connected;
+ *   - mem[v] in [1, 10] bytes; cost[v][d] in [1, 10] seconds, drawn independently per
+ *     device; with ndev >= 2, about one node in eight cannot run on one of the devices
+ *     (XE_NO_COST), never on all of them;
+ *   - copy[v][d][e] in [1, 6] seconds when with_copy_cost, else 0;
+ *   - budget[d] between the largest single-node footprint (mem of a node plus its
+ *     inputs) and the sum of all mem: a quarter each exactly the footprint, near it
+ *     (lower third), anywhere in the range, and the full sum, so tight and loose
+ *     budgets both occur.
+ * Device 0 is a "gpu", device 1 a "cpu", further ones "devK".
+ * Returns NULL on bad arguments (n < 1, ndev < 1 or > XE_MAX_DEV) or out of memory.
+ * Free with xe_instance_free. */
+#ifndef XENGINE_TESTS_RANDINST_H
+#define XENGINE_TESTS_RANDINST_H
+
+#include <stdint.h>
+
+#include "xengine/instance.h"
+
+xe_instance *xe_test_random_instance(uint64_t seed, int n, int ndev, int with_copy_cost);
+
+#endif

@@ -354,6 +354,8 @@ static void test_graph_not_a_graph(void **state)
     (void)state;
     /* a devices file is valid JSON but no graph */
     assert_graph_fails(DATA "tiny_devices.json", XE_EPARSE, "xengine-graph");
+    /* well-formed but empty: nothing to schedule */
+    assert_graph_fails(DATA "bad/no_nodes.json", XE_EINVAL, "no nodes");
 }
 
 /* ---- devices ------------------------------------------------------------------------ */
@@ -415,6 +417,45 @@ static void test_devices_bad_budget(void **state)
     assert_fails_with(rc, XE_EPARSE, &err, path, "\"lots\"");
     /* *out is untouched on failure */
     assert_memory_equal(&r, &before, sizeof r);
+}
+
+static void test_parse_budget(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        int rc;
+        int64_t bytes;
+        double frac;
+    } cases[] = {
+        {"80%", XE_OK, 0, 0.8},          /* 80 / 100 */
+        {"400 %", XE_OK, 0, 4.0},        /* above 100% is allowed (host memory) */
+        {"12345", XE_OK, 12345, 0},      /* plain bytes */
+        {"1.5 GB", XE_OK, 1500000000, 0}, /* decimal unit: 1.5 * 10^9 */
+        {"2KiB", XE_OK, 2048, 0},        /* binary unit: 2 * 1024 */
+        {"10.7b", XE_OK, 10, 0},         /* rounded down, units case-insensitive */
+        {"0%", XE_EINVAL, 0, 0},
+        {"-5MB", XE_EINVAL, 0, 0},
+        {"0.1", XE_EINVAL, 0, 0},        /* rounds down to 0 bytes */
+        {"lots", XE_EPARSE, 0, 0},
+        {"", XE_EPARSE, 0, 0},
+        {"12 XB", XE_EPARSE, 0, 0},
+        {"5%%", XE_EPARSE, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int64_t bytes = 0;
+        double frac = 0;
+        xe_err err = {{0}};
+        int rc = xe_io_parse_budget("--budget", cases[k].s, &bytes, &frac, &err);
+        print_message("  '%s' -> %d %s\n", cases[k].s, rc, rc ? err.msg : "");
+        assert_int_equal(rc, cases[k].rc);
+        if (rc) {
+            assert_int_equal(strncmp(err.msg, "--budget: ", 10), 0);
+            continue;
+        }
+        assert_int_equal(bytes, cases[k].bytes);
+        assert_true(fabs(frac - cases[k].frac) < 1e-12);
+    }
 }
 
 /* ---- costs -------------------------------------------------------------------------- */
@@ -678,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_read_devices),
         cmocka_unit_test(test_devices_defaults),
         cmocka_unit_test(test_devices_bad_budget),
+        cmocka_unit_test(test_parse_budget),
         cmocka_unit_test(test_costs_round_trip),
         cmocka_unit_test(test_costs_partial_ms),
         cmocka_unit_test(test_costs_unknown_names),

@@ -1,57 +1,12 @@
 /* xengine io — reading a devices file into an xe_recipe (docs/formats.md). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "json_util.h"
 #include "xengine/io.h"
-
-/* Units of size strings: decimal (kB = 1000) and binary (KiB = 1024). */
-static const struct {
-    const char *unit;
-    double bytes;
-} size_units[] = {
-    {"", 1.0},          {"B", 1.0},         {"KB", 1e3},         {"MB", 1e6},
-    {"GB", 1e9},        {"TB", 1e12},       {"KiB", 1024.0},     {"MiB", 1048576.0},
-    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-};
-
-/* Parses a budget string: "NN%" (fraction of the no-recomputation peak) or a size such
- * as "500MB", "12GiB", "12.5 GiB". Returns XE_EPARSE when the text is not of this form,
- * XE_EINVAL when its value is not > 0 or too large; sets exactly one of *bytes, *frac. */
-static int parse_budget_str(const char *path, const char *what, const char *s,
-                            int64_t *bytes, double *frac, xe_err *err)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || isspace((unsigned char)*s))
-        goto bad;
-    while (isspace((unsigned char)*end)) end++;
-    if (strcmp(end, "%") == 0) {
-        if (!(x > 0) || !isfinite(x))
-            return xe_err_set(err, XE_EINVAL, "%s: %s: budget \"%s\" must be > 0%%", path, what, s);
-        *frac = x / 100.0;
-        return XE_OK;
-    }
-    for (size_t i = 0; i < sizeof size_units / sizeof size_units[0]; i++) {
-        if (strcasecmp(end, size_units[i].unit) != 0) continue;
-        double b = floor(x * size_units[i].bytes);
-        if (!(b >= 1) || b > 9.2e18) /* 9.2e18 < INT64_MAX */
-            return xe_err_set(err, XE_EINVAL, "%s: %s: budget \"%s\" must be between 1 byte and 8 EiB",
-                              path, what, s);
-        *bytes = (int64_t)b;
-        return XE_OK;
-    }
-bad:
-    return xe_err_set(err, XE_EPARSE,
-                      "%s: %s: budget \"%s\" is not a size: use bytes (12345), \"NN%%\" of the "
-                      "no-recomputation peak, or a size with unit (\"500MB\", \"12GiB\")",
-                      path, what, s);
-}
 
 static int read_budget(const char *path, const char *what, const json_t *dev, int64_t *bytes,
                        double *frac, xe_err *err)
@@ -59,7 +14,11 @@ static int read_budget(const char *path, const char *what, const json_t *dev, in
     const json_t *b = json_object_get(dev, "budget");
     if (!b || json_is_null(b))
         return xe_err_set(err, XE_EPARSE, "%s: %s: missing field \"budget\"", path, what);
-    if (json_is_string(b)) return parse_budget_str(path, what, json_string_value(b), bytes, frac, err);
+    if (json_is_string(b)) {
+        char where[512];
+        snprintf(where, sizeof where, "%s: %s", path, what);
+        return xe_io_parse_budget(where, json_string_value(b), bytes, frac, err);
+    }
     if (json_is_number(b)) {
         int64_t x;
         if (xe_json_as_int(b, INT64_MIN, INT64_MAX, &x))

@@ -87,6 +87,7 @@ static int check_cost(const char *path, const char *what, const char *key, doubl
 /* Adds parts to a new graph in the order of perm and finalizes it. */
 static int build(const char *path, const graph_parts *p, xe_graph **out, xe_err *err)
 {
+    if (p->n == 0) return xe_err_set(err, XE_EINVAL, "%s: the graph has no nodes", path);
     const char **names = malloc(sizeof *names * cnt(p->n));
     if (!names) return oom(path, err);
     for (int i = 0; i < p->n; i++) names[i] = p->nodes[i].name;
@@ -105,14 +106,14 @@ static int build(const char *path, const graph_parts *p, xe_graph **out, xe_err 
                                   r->cost, &inner);
         if (k < 0) {
             xe_graph_free(g);
-            return xe_err_set(err, k, "%s: node %d ('%s'): %s", path, i, r->name, inner.msg);
+            return xe_err_set(err, k, "%s: %s", path, inner.msg);
         }
     }
     for (int j = 0; j < p->m; j++) {
         rc = xe_graph_add_edge(g, p->eu[j], p->ev[j], &inner);
         if (rc) {
             xe_graph_free(g);
-            return xe_err_set(err, rc, "%s: edge %d: %s", path, j, inner.msg);
+            return xe_err_set(err, rc, "%s: %s", path, inner.msg);
         }
     }
     rc = xe_graph_finalize(g, &inner);

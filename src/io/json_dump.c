@@ -1,6 +1,7 @@
-/* xengine io — human-friendly JSON text: two expanded levels, one line per element below. */
+/* xengine io — human-friendly JSON text: outer levels expanded, one line per element below. */
 #include "json_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,57 +37,102 @@ static void sb_indent(sbuf *b, int depth)
     for (int i = 0; i < depth; i++) sb_add(b, "  ", 2);
 }
 
-/* Appends value as compact JSON on one line. */
-static void sb_compact(sbuf *b, const json_t *v)
+/* Shortest "%.Ng" text that reads back as exactly x (at most 17 digits), always with a
+ * '.' or an exponent so that it reads back as a real. */
+static void sb_real(sbuf *b, double x)
 {
-    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-    if (!t) {
+    char t[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, x);
+        if (strtod(t, NULL) == x) break;
+    }
+    if (!strpbrk(t, ".eE")) strcat(t, ".0");
+    sb_str(b, t);
+}
+
+/* Appends a scalar (string, number, true, false, null). */
+static void sb_scalar(sbuf *b, const json_t *v)
+{
+    char t[32];
+    switch (json_typeof(v)) {
+    case JSON_REAL: sb_real(b, json_real_value(v)); return;
+    case JSON_INTEGER:
+        snprintf(t, sizeof t, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        sb_str(b, t);
+        return;
+    case JSON_TRUE: sb_str(b, "true"); return;
+    case JSON_FALSE: sb_str(b, "false"); return;
+    case JSON_NULL: sb_str(b, "null"); return;
+    default: break;
+    }
+    char *q = json_dumps(v, JSON_ENCODE_ANY); /* a string: let jansson escape it */
+    if (!q) {
         b->oom = 1;
         return;
     }
-    sb_str(b, t);
-    free(t);
+    sb_str(b, q);
+    free(q);
 }
 
-static void sb_value(sbuf *b, const json_t *v, int depth)
+static void sb_key(sbuf *b, const char *key)
 {
-    int expand = depth < 2 && ((json_is_object(v) && json_object_size(v) > 0) ||
-                               (json_is_array(v) && json_array_size(v) > 0));
-    if (!expand) {
-        sb_compact(b, v);
+    json_t *k = json_string(key);
+    if (!k) {
+        b->oom = 1;
         return;
     }
+    sb_scalar(b, k);
+    json_decref(k);
+    sb_str(b, ": ");
+}
+
+/* Containers at depth < 2 are expanded one member per line, and so are arrays of
+ * objects at depth 2 (e.g. the per-device list of a summary); deeper ones stay inline. */
+static void sb_value(sbuf *b, const json_t *v, int depth)
+{
+    int expand = depth < 2 || (depth == 2 && json_is_array(v) &&
+                               json_is_object(json_array_get(v, 0)));
+    const char *sep = expand ? ",\n" : ", ";
     if (json_is_object(v)) {
-        sb_str(b, "{\n");
+        if (json_object_size(v) == 0) {
+            sb_str(b, "{}");
+            return;
+        }
+        sb_str(b, expand ? "{\n" : "{");
         const char *key;
         json_t *val;
         size_t i = 0, n = json_object_size(v);
-        /* jansson keeps insertion order; cast is safe: iteration does not modify */
+        /* jansson keeps insertion order; iteration does not modify v */
         json_object_foreach((json_t *)v, key, val) {
-            json_t *k = json_string(key);
-            if (!k) {
-                b->oom = 1;
-                return;
-            }
-            sb_indent(b, depth + 1);
-            sb_compact(b, k);
-            json_decref(k);
-            sb_str(b, ": ");
+            if (expand) sb_indent(b, depth + 1);
+            sb_key(b, key);
             sb_value(b, val, depth + 1);
-            sb_str(b, ++i < n ? ",\n" : "\n");
+            if (++i < n) sb_str(b, sep);
         }
-        sb_indent(b, depth);
+        if (expand) {
+            sb_str(b, "\n");
+            sb_indent(b, depth);
+        }
         sb_str(b, "}");
-    } else {
-        sb_str(b, "[\n");
+    } else if (json_is_array(v)) {
         size_t n = json_array_size(v);
-        for (size_t i = 0; i < n; i++) {
-            sb_indent(b, depth + 1);
-            sb_value(b, json_array_get(v, i), depth + 1);
-            sb_str(b, i + 1 < n ? ",\n" : "\n");
+        if (n == 0) {
+            sb_str(b, "[]");
+            return;
         }
-        sb_indent(b, depth);
+        sb_str(b, expand ? "[\n" : "[");
+        for (size_t i = 0; i < n; i++) {
+            if (expand) sb_indent(b, depth + 1);
+            sb_value(b, json_array_get(v, i), depth + 1);
+            if (i + 1 < n) sb_str(b, sep);
+        }
+        if (expand) {
+            sb_str(b, "\n");
+            sb_indent(b, depth);
+        }
         sb_str(b, "]");
+    } else {
+        sb_scalar(b, v);
     }
 }
 

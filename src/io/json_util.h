@@ -60,9 +60,10 @@ int xe_json_put(json_t *obj, const char *key, json_t *value);
 /* Appends value to the array arr, stealing the reference; -1 on failure. */
 int xe_json_push(json_t *arr, json_t *value);
 
-/* Serialises root for humans: the top level and its direct members are expanded one
- * member per line, anything deeper is written compactly on one line (so a node, an edge
- * or an event is one line). Reals keep 17 significant digits (exact round trip).
+/* Serialises root for humans: the top level and its direct members (and arrays of
+ * objects one level below) are expanded one member per line, anything deeper is written
+ * on one line (so a node, an edge, an event or a device summary is one line). Reals are written with the fewest digits that read back
+ * as the same double (exact round trip).
  * Returns a malloc'd NUL-terminated string, or NULL when out of memory. */
 char *xe_json_dump_pretty(const json_t *root);
 

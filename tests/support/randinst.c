@@ -69,10 +69,14 @@ xe_instance *xe_test_random_instance(uint64_t seed, int n, int ndev, int with_co
         hi += g->nodes[v].mem;
     }
     for (int d = 0; d < ndev; d++) {
-        switch (rng_next(&r) % 4) {
-        case 0: in->dev[d].budget = lo; break;
-        case 1: in->dev[d].budget = rng_range(&r, lo, lo + (hi - lo) / 3); break;
-        case 2: in->dev[d].budget = rng_range(&r, lo, hi); break;
+        switch (rng_next(&r) % 8) {
+        case 0: in->dev[d].budget = lo - rng_range(&r, 1, 2); break;
+        case 1:
+        case 2: in->dev[d].budget = lo; break;
+        case 3:
+        case 4: in->dev[d].budget = rng_range(&r, lo, lo + (hi - lo) / 3); break;
+        case 5:
+        case 6: in->dev[d].budget = rng_range(&r, lo, hi); break;
         default: in->dev[d].budget = hi; break;
         }
     }

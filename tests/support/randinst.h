@@ -8,10 +8,11 @@
  *     device; with ndev >= 2, about one node in eight cannot run on one of the devices
  *     (XE_NO_COST), never on all of them;
  *   - copy[v][d][e] in [1, 6] seconds when with_copy_cost, else 0;
- *   - budget[d] between the largest single-node footprint (mem of a node plus its
- *     inputs) and the sum of all mem: a quarter each exactly the footprint, near it
- *     (lower third), anywhere in the range, and the full sum, so tight and loose
- *     budgets both occur.
+ *   - budget[d] drawn around the largest single-node footprint lo (mem of a node plus
+ *     its inputs) and the sum of all mem hi: with probability 1/8 just below lo (lo-1
+ *     or lo-2: a device too small for that node; with one device an infeasible
+ *     instance), 1/4 exactly lo, 1/4 in the lower third of [lo, hi], 1/4 anywhere in
+ *     [lo, hi], 1/8 hi; so infeasible, tight and loose budgets all occur.
  * Device 0 is a "gpu", device 1 a "cpu", further ones "devK".
  * Returns NULL on bad arguments (n < 1, ndev < 1 or > XE_MAX_DEV) or out of memory.
  * Free with xe_instance_free. */

@@ -1,0 +1,52 @@
+/* xengine io — budget strings: a percentage of the no-recomputation peak or a size. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "xengine/io.h"
+
+/* Units of size strings: decimal (kB = 1000) and binary (KiB = 1024). */
+static const struct {
+    const char *unit;
+    double bytes;
+} size_units[] = {
+    {"", 1.0},          {"B", 1.0},         {"KB", 1e3},         {"MB", 1e6},
+    {"GB", 1e9},        {"TB", 1e12},       {"KiB", 1024.0},     {"MiB", 1048576.0},
+    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+};
+
+/* "NN%" or a size such as "12345", "500MB", "12GiB", "12.5 GiB" (io.h). A size is
+ * rounded down to whole bytes and must be 1 byte .. 9.2e18 bytes. */
+int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
+                       xe_err *err)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || isspace((unsigned char)*s))
+        goto bad;
+    while (isspace((unsigned char)*end)) end++;
+    if (strcmp(end, "%") == 0) {
+        if (!(x > 0) || !isfinite(x))
+            return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" must be > 0%%", what, s);
+        *frac = x / 100.0;
+        return XE_OK;
+    }
+    for (size_t i = 0; i < sizeof size_units / sizeof size_units[0]; i++) {
+        if (strcasecmp(end, size_units[i].unit) != 0) continue;
+        double b = floor(x * size_units[i].bytes);
+        if (!(b >= 1))
+            return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" must be at least 1 byte", what, s);
+        if (b > 9.2e18) /* 9.2e18 < INT64_MAX */
+            return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" is too large", what, s);
+        *bytes = (int64_t)b;
+        return XE_OK;
+    }
+bad:
+    return xe_err_set(err, XE_EPARSE,
+                      "%s: budget \"%s\" is not a size: use bytes (12345), \"NN%%\" of the "
+                      "no-recomputation peak, or a size with unit (\"500MB\", \"12GiB\")",
+                      what, s);
+}
+

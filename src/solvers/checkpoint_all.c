@@ -1,0 +1,41 @@
+/* Checkpoint-all: the no-recomputation schedule on one device as stage matrices. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xengine/solvers.h"
+
+int xe_heur_checkpoint_all(const xe_instance *in, int d, xe_stages *out, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = g->n;
+    memset(out, 0, sizeof *out);
+    if (d < 0 || d >= in->ndev)
+        return xe_err_set(err, XE_EINVAL, "checkpoint-all: device %d does not exist (instance has %d)", d, in->ndev);
+    for (int v = 0; v < n; v++)
+        if (!xe_can_run(in, v, d))
+            return xe_err_set(err, XE_EINFEASIBLE, "checkpoint-all: device %s cannot run node %d (%s)",
+                              in->dev[d].name, v, g->nodes[v].name);
+    int *lastuse = malloc((n > 0 ? (size_t)n : 1) * sizeof *lastuse);
+    if (!lastuse) return xe_err_set(err, XE_ENOMEM, "checkpoint-all: out of memory");
+    for (int v = 0; v < n; v++) lastuse[v] = xe_graph_last_use(g, v);
+    int rc = xe_stages_init(out, n, in->ndev);
+    if (rc) {
+        free(lastuse);
+        return xe_err_set(err, XE_ENOMEM, "checkpoint-all: out of memory for %d stages", n);
+    }
+    /* stage t computes t; S[t+1] keeps every i <= t that a later stage still reads */
+    for (int t = 0; t < n; t++) {
+        *xe_R(out, t, t, d) = 1;
+        if (t + 1 < n)
+            for (int i = 0; i <= t; i++)
+                if (lastuse[i] > t) *xe_S(out, t + 1, i, d) = 1;
+    }
+    free(lastuse);
+    xe_err e2;
+    rc = xe_stages_check(in, out, &e2);
+    if (rc) {
+        xe_stages_clear(out);
+        return xe_err_set(err, rc, "checkpoint-all on %s: %s", in->dev[d].name, e2.msg);
+    }
+    return XE_OK;
+}

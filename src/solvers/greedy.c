@@ -1,0 +1,483 @@
+/* Greedy stage-by-stage heuristic (docs/heuristic.md).
+ *
+ * Stages t = 0..n-1 are planned in order; the checkpoints S[t] of the stage being planned
+ * are the state. A stage plan puts t on a device, makes every missing input present by
+ * the cheapest of copying it from a holder and recomputing it (recursively), and keeps
+ * in S[t+1] everything still needed later. When the stage's memory (xe_heur_stage_eval,
+ * the MILP's exact accounting) overflows a budget, checkpoints are given up, one at a
+ * time, lowest (penalty / (bytes * distance to next use)) first: either a checkpoint
+ * of S[t] (which only lowers stage t-1's memory) or a keep of S[t+1]; the penalty is the
+ * cheaper of recomputing it later and offloading it to another device with room (copy
+ * out now, copy back when needed). The stage is then re-planned. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage_mem.h"
+#include "xengine/solvers.h"
+
+/* Restarts after a failed stage, each with more tensors pinned. */
+#define XE_GREEDY_MAX_PASSES 64
+
+typedef struct gctx {
+    const xe_instance *in;
+    const xe_graph *g;
+    int n, D;
+    size_t nD;
+    xe_stages *st;
+    int64_t *U, *Uprev;    /* [n*D] profiles of stage t and t-1 */
+    int *last, *lastprev;  /* [n*D] last touching steps */
+    int64_t *sufmax;       /* [n*D] suffix maxima of U over steps */
+    double *bestS, *bestK; /* [n*D] reach costs from S[t] and S[t+1] */
+    uint8_t *excl;         /* [n*D] keeps of S[t+1] given up in this stage */
+    uint8_t *offl;         /* [n*D] offload targets of this stage: copy i to d, keep it */
+    uint8_t *zero;         /* [n*D] all zero: S[n] */
+    uint8_t *snapS, *snapC;
+    int *pin_until;        /* [n] not given up in stages before this (set by restarts) */
+    int *lastuse;          /* [n] */
+    int *stack;
+    size_t cap_stack;
+} gctx;
+
+static uint8_t *srow(const gctx *c, int t) { return c->st->S + (size_t)t * c->nD; }
+static uint8_t *krow(const gctx *c, int t) { return t + 1 < c->n ? srow(c, t + 1) : c->zero; }
+
+static void ctx_free(gctx *c)
+{
+    free(c->U);
+    free(c->Uprev);
+    free(c->last);
+    free(c->lastprev);
+    free(c->sufmax);
+    free(c->bestS);
+    free(c->bestK);
+    free(c->excl);
+    free(c->offl);
+    free(c->zero);
+    free(c->snapS);
+    free(c->snapC);
+    free(c->pin_until);
+    free(c->lastuse);
+    free(c->stack);
+}
+
+static int ctx_init(gctx *c, const xe_instance *in, xe_stages *st)
+{
+    memset(c, 0, sizeof *c);
+    c->in = in;
+    c->g = in->g;
+    c->n = in->g->n;
+    c->D = in->ndev;
+    c->nD = (size_t)c->n * (size_t)c->D;
+    c->st = st;
+    size_t nD = c->nD;
+    c->U = malloc(nD * sizeof *c->U);
+    c->Uprev = malloc(nD * sizeof *c->Uprev);
+    c->last = malloc(nD * sizeof *c->last);
+    c->lastprev = malloc(nD * sizeof *c->lastprev);
+    c->sufmax = malloc(nD * sizeof *c->sufmax);
+    c->bestS = malloc(nD * sizeof *c->bestS);
+    c->bestK = malloc(nD * sizeof *c->bestK);
+    c->excl = calloc(nD, 1);
+    c->offl = calloc(nD, 1);
+    c->zero = calloc(nD, 1);
+    c->snapS = malloc(nD);
+    c->snapC = malloc(nD * (size_t)c->D);
+    c->pin_until = calloc((size_t)c->n, sizeof *c->pin_until);
+    c->lastuse = malloc((size_t)c->n * sizeof *c->lastuse);
+    /* each (node, device) is expanded at most once per plan and pushes its inputs */
+    c->cap_stack = ((size_t)c->g->m + (size_t)c->n + 1) * (size_t)c->D + 1;
+    c->stack = malloc(c->cap_stack * sizeof *c->stack);
+    if (!c->U || !c->Uprev || !c->last || !c->lastprev || !c->sufmax || !c->bestS || !c->bestK ||
+        !c->excl || !c->offl || !c->zero || !c->snapS || !c->snapC || !c->pin_until || !c->lastuse || !c->stack) {
+        ctx_free(c);
+        return XE_ENOMEM;
+    }
+    for (int v = 0; v < c->n; v++) c->lastuse[v] = xe_graph_last_use(c->g, v);
+    return XE_OK;
+}
+
+static int present(const gctx *c, int t, int i, int d) { return xe_heur_present(c->st, t, i, d); }
+
+/* A device holding i as a copy source at step i of stage t (S or R there), the one with
+ * the cheapest copy to f (f itself excluded); -1 when none. */
+static int copy_source(const gctx *c, int t, int i, int f)
+{
+    int best = -1;
+    for (int s = 0; s < c->D; s++) {
+        if (s == f) continue;
+        if (!((i < t && *xe_S(c->st, t, i, s)) || *xe_R(c->st, t, i, s))) continue;
+        if (best < 0 || xe_copy_cost(c->in, i, s, f) < xe_copy_cost(c->in, i, best, f)) best = s;
+    }
+    return best;
+}
+
+/* Seconds to compute j on d in stage t, inputs not yet present costed by bestS. */
+static double recompute_here(const gctx *c, int t, int j, int d)
+{
+    if (!xe_can_run(c->in, j, d)) return INFINITY;
+    double cst = xe_cost(c->in, j, d);
+    for (int p = c->g->pred_off[j]; p < c->g->pred_off[j + 1]; p++) {
+        int q = c->g->pred[p];
+        if (!present(c, t, q, d)) cst += c->bestS[q * c->D + d];
+    }
+    return cst;
+}
+
+/* Makes every (node, device) on the stack present in stage t: copy from a holder,
+ * recompute on the device, or recompute elsewhere and copy, whichever is cheapest.
+ * Returns 0, or -1 when some node cannot be produced at all. */
+static int materialize(gctx *c, int t, size_t sp)
+{
+    const xe_graph *g = c->g;
+    int D = c->D;
+    while (sp > 0) {
+        int x = c->stack[--sp];
+        int j = x / D, d = x % D;
+        if (present(c, t, j, d)) continue;
+        double bc = INFINITY;
+        int kind = -1, src = -1; /* 0 copy from src, 1 recompute on d, 2 recompute on src + copy */
+        for (int e = 0; e < D; e++) {
+            if (e == d || !((j < t && *xe_S(c->st, t, j, e)) || *xe_R(c->st, t, j, e))) continue;
+            double cc = xe_copy_cost(c->in, j, e, d);
+            if (cc < bc) {
+                bc = cc;
+                kind = 0;
+                src = e;
+            }
+        }
+        double rc = recompute_here(c, t, j, d);
+        if (rc < bc) {
+            bc = rc;
+            kind = 1;
+        }
+        for (int e = 0; e < D; e++) {
+            if (e == d || present(c, t, j, e)) continue;
+            double cc = recompute_here(c, t, j, e) + xe_copy_cost(c->in, j, e, d);
+            if (cc < bc) {
+                bc = cc;
+                kind = 2;
+                src = e;
+            }
+        }
+        if (kind < 0) return -1;
+        int on = d;
+        if (kind == 0) {
+            *xe_C(c->st, t, j, src, d) = 1;
+            continue;
+        }
+        if (kind == 2) {
+            *xe_C(c->st, t, j, src, d) = 1;
+            on = src;
+        }
+        *xe_R(c->st, t, j, on) = 1;
+        for (int p = g->pred_off[j]; p < g->pred_off[j + 1]; p++) {
+            int q = g->pred[p];
+            if (present(c, t, q, on)) continue;
+            XE_ASSERT(sp < c->cap_stack, "materialize stack within its bound");
+            c->stack[sp++] = q * D + on;
+        }
+    }
+    return 0;
+}
+
+/* Plans stage t with t on device dt: R and C rows of stage t, then S[t+1]. */
+static int plan_stage(gctx *c, int t, int dt)
+{
+    const xe_graph *g = c->g;
+    int D = c->D;
+    memset(c->st->R + (size_t)t * c->nD, 0, c->nD);
+    memset(c->st->C + (size_t)t * c->nD * (size_t)D, 0, c->nD * (size_t)D);
+    xe_heur_reach_cost(c->in, srow(c, t), t, c->bestS);
+    *xe_R(c->st, t, t, dt) = 1;
+    size_t sp = 0;
+    for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++)
+        if (!present(c, t, g->pred[p], dt)) c->stack[sp++] = g->pred[p] * D + dt;
+    if (materialize(c, t, sp)) return -1;
+    /* offloads decided by evictions of this stage: copy i to f at step i, keep it there */
+    for (int i = 0; i <= t; i++)
+        for (int f = 0; f < D; f++) {
+            if (!c->offl[i * D + f] || present(c, t, i, f)) continue;
+            int s = copy_source(c, t, i, f);
+            if (s >= 0) *xe_C(c->st, t, i, s, f) = 1;
+        }
+    if (t + 1 >= c->n) return 0;
+    uint8_t *K = srow(c, t + 1);
+    memset(K, 0, (size_t)(t + 1) * D);
+    for (int i = t; i >= 0; i--) {
+        /* wanted: read by a later stage, or input of a node a later stage reads that is
+         * not kept anywhere (needed to recompute it) */
+        int want = c->lastuse[i] > t;
+        for (int p = g->succ_off[i]; !want && p < g->succ_off[i + 1]; p++) {
+            int u = g->succ[p];
+            if (u > t || c->lastuse[u] <= t) continue;
+            int kept = 0;
+            for (int e = 0; e < D; e++) kept |= K[u * D + e];
+            if (!kept) want = 1;
+        }
+        if (!want) continue;
+        for (int e = 0; e < D; e++)
+            if (!c->excl[i * D + e] && present(c, t, i, e)) K[i * D + e] = 1;
+    }
+    return 0;
+}
+
+/* First user of i with index >= from, or -1. */
+static int next_use(const gctx *c, int i, int from)
+{
+    for (int p = c->g->succ_off[i]; p < c->g->succ_off[i + 1]; p++)
+        if (c->g->succ[p] >= from) return c->g->succ[p];
+    return -1;
+}
+
+typedef struct cand {
+    int i, isB, offload_to;
+    double score, weight;
+} cand;
+
+/* Scores giving up (i, e): in S[t] (isB) or in S[t+1]. */
+static cand score(const gctx *c, int t, int i, int e, int isB, const int64_t *pending)
+{
+    int D = c->D;
+    int64_t mem = c->g->nodes[i].mem;
+    const uint8_t *av = isB ? srow(c, t) : krow(c, t);
+    const double *best = isB ? c->bestS : c->bestK;
+    cand r = {i, isB, -1, 0.0, 0.0};
+    double pen = xe_heur_reach_one(c->in, av, best, i, e);
+    for (int f = 0; f < D; f++) {
+        if (f == e || av[i * D + f]) continue;
+        int at = isB ? t - 1 : t; /* the stage where the copy out would happen */
+        if (at < 0) continue;
+        double out;
+        if (present(c, at, i, f)) {
+            out = 0.0;
+        } else {
+            int s = copy_source(c, at, i, f);
+            if (s < 0) continue;
+            out = xe_copy_cost(c->in, i, s, f);
+        }
+        double cst = out + xe_copy_cost(c->in, i, f, e);
+        if (!(cst < pen)) continue;
+        /* room on f: from step i on (a keep) or all of stage t (a checkpoint) */
+        int64_t peak = c->sufmax[(isB ? 0 : i) * D + f];
+        if (peak + pending[f] + mem > c->in->dev[f].budget) continue;
+        pen = cst;
+        r.offload_to = f;
+    }
+    int nu = next_use(c, i, isB ? t : t + 1);
+    double dist = nu < 0 ? 2.0 * c->n : (double)(nu - t + 1);
+    {
+        static int mode = -1;
+        if (mode < 0) mode = getenv("XE_SCORE") ? atoi(getenv("XE_SCORE")) : 0;
+        if (mode == 1) dist = 1;
+        if (mode == 2) dist = sqrt(dist);
+        if (mode == 3) dist = dist * dist;
+    }
+    r.weight = (double)mem * dist;
+    r.score = pen / r.weight;
+    return r;
+}
+
+/* Applies an offload of checkpoint (i, e) of S[t] to f in stage t-1; returns 1 when
+ * stage t-1 still fits, else undoes it and returns 0. */
+static int offload_checkpoint(gctx *c, int t, int i, int f)
+{
+    int tp = t - 1, s = -1;
+    if (!present(c, tp, i, f)) {
+        s = copy_source(c, tp, i, f);
+        if (s < 0) return 0;
+        *xe_C(c->st, tp, i, s, f) = 1;
+    }
+    *xe_S(c->st, t, i, f) = 1;
+    xe_heur_stage_eval(c->in, c->st, tp, c->Uprev, c->lastprev);
+    int k, d;
+    if (xe_heur_worst_overflow(c->in, tp, c->Uprev, &k, &d) == 0) return 1;
+    if (s >= 0) *xe_C(c->st, tp, i, s, f) = 0;
+    *xe_S(c->st, t, i, f) = 0;
+    return 0;
+}
+
+/* 1 when S[t] (row S) holds i on a device other than e. */
+static int held_elsewhere(const gctx *c, const uint8_t *S, int i, int e)
+{
+    for (int f = 0; f < c->D; f++)
+        if (f != e && S[i * c->D + f]) return 1;
+    return 0;
+}
+
+/* Gives up checkpoints resident on e at step k of stage t until `excess` bytes are
+ * covered (or no candidate is left). Returns the number given up. */
+static int evict(gctx *c, int t, int k, int e, int64_t excess)
+{
+    int D = c->D;
+    uint8_t *S = srow(c, t), *K = krow(c, t);
+    int hasK = t + 1 < c->n, done = 0;
+    int64_t pending[XE_MAX_DEV] = {0};
+    for (int f = 0; f < D; f++) {
+        int64_t m = INT64_MIN;
+        for (int q = t; q >= 0; q--) {
+            if (c->U[q * D + f] > m) m = c->U[q * D + f];
+            c->sufmax[q * D + f] = m;
+        }
+    }
+    while (excess > 0) {
+        if (hasK) xe_heur_reach_cost(c->in, K, t + 1, c->bestK);
+        xe_heur_reach_cost(c->in, S, t, c->bestS);
+        cand best = {-1, 0, -1, INFINITY, 0.0};
+        for (int i = 0; i <= t; i++) {
+            if (c->g->nodes[i].mem <= 0 || t < c->pin_until[i]) continue;
+            int l = c->last[i * D + e];
+            cand r;
+            if (hasK && K[i * D + e] && l >= 0 && l < k)
+                r = score(c, t, i, e, 0, pending); /* kept only for later stages */
+            else if (i < t && S[i * D + e] && (l < 0 || (k < i && held_elsewhere(c, S, i, e))))
+                r = score(c, t, i, e, 1, pending); /* checkpoint resident at step k */
+            else
+                continue;
+            if (best.i < 0 || r.score < best.score || (r.score == best.score && r.weight > best.weight))
+                best = r;
+        }
+        if (best.i < 0) break;
+        int i = best.i, f = best.offload_to;
+        if (best.isB) {
+            S[i * D + e] = 0;
+            if (hasK) K[i * D + e] = 0;
+            if (f >= 0 && offload_checkpoint(c, t, i, f)) pending[f] += c->g->nodes[i].mem;
+        } else {
+            c->excl[i * D + e] = 1;
+            K[i * D + e] = 0;
+            if (f >= 0) {
+                c->offl[i * D + f] = 1;
+                K[i * D + f] = 1; /* for the reach costs; the re-plan sets it for real */
+                pending[f] += c->g->nodes[i].mem;
+            }
+        }
+        excess -= c->g->nodes[i].mem;
+        done++;
+    }
+    return done;
+}
+
+/* Plans stage t on device dt within the budgets. Returns 1 on success; 0 leaves S[t]
+ * and stage t-1 as they were. */
+static int try_stage(gctx *c, int t, int dt)
+{
+    int D = c->D;
+    memcpy(c->snapS, srow(c, t), c->nD);
+    if (t > 0) memcpy(c->snapC, c->st->C + (size_t)(t - 1) * c->nD * D, c->nD * D);
+    memset(c->excl, 0, c->nD);
+    memset(c->offl, 0, c->nD);
+    long cap = 8L * (t + 1) * D + 16;
+    for (long it = 0; it < cap; it++) {
+        if (plan_stage(c, t, dt)) break;
+        xe_heur_stage_eval(c->in, c->st, t, c->U, c->last);
+        int k = 0, e = 0;
+        int64_t ex = xe_heur_worst_overflow(c->in, t, c->U, &k, &e);
+        if (ex == 0) return 1;
+#ifdef XE_GREEDY_DEBUG
+        fprintf(stderr, "stage %d dev %d it %ld: overflow %lld at step %d dev %d\n", t, dt, it, (long long)ex, k, e);
+#endif
+        if (!evict(c, t, k, e, ex)) {
+#ifdef XE_GREEDY_DEBUG
+            for (int i = 0; i <= t; i++)
+                for (int d = 0; d < D; d++)
+                    if (present(c, t, i, d))
+                        fprintf(stderr, "  %d on %d: S%d R%d Cin%d K%d last %d mem %lld\n", i, d, i < t ? *xe_S(c->st, t, i, d) : 0,
+                                *xe_R(c->st, t, i, d), xe_heur_cin(c->st, t, i, d), krow(c, t)[i * D + d], c->last[i * D + d],
+                                (long long)c->g->nodes[i].mem);
+#endif
+            break;
+        }
+    }
+    memcpy(srow(c, t), c->snapS, c->nD);
+    if (t > 0) memcpy(c->st->C + (size_t)(t - 1) * c->nD * D, c->snapC, c->nD * D);
+    return 0;
+}
+
+/* Pins what the failed plan of stage t had to bring back (recomputed or copied in):
+ * given up earlier, it made stage t impossible. First only t's own inputs; when those
+ * are all pinned already, everything brought back. Returns how many new pins. */
+static int pin_missing(gctx *c, int t)
+{
+    const xe_graph *g = c->g;
+    int added = 0;
+    for (int pass = 0; pass < 2 && !added; pass++)
+        for (int j = 0; j < t; j++) {
+            if (c->pin_until[j] >= t) continue;
+            if (pass == 0 && !xe_heur_is_input(g, j, t)) continue;
+            int brought = 0;
+            for (int d = 0; d < c->D; d++) brought |= *xe_R(c->st, t, j, d) || xe_heur_cin(c->st, t, j, d);
+            if (brought) {
+#ifdef XE_GREEDY_DEBUG
+                fprintf(stderr, "pin %d (stage %d failed)\n", j, t);
+#endif
+                c->pin_until[j] = t;
+                added++;
+            }
+        }
+    return added;
+}
+
+/* One greedy pass over all stages. Returns -1 on success, else the stage that failed. */
+static int greedy_pass(gctx *c)
+{
+    const xe_instance *in = c->in;
+    int n = c->n, D = c->D;
+    memset(c->st->R, 0, (size_t)n * c->nD);
+    memset(c->st->S, 0, (size_t)n * c->nD);
+    memset(c->st->C, 0, (size_t)n * c->nD * (size_t)D);
+    for (int t = 0; t < n; t++) {
+        /* devices in order of the estimated cost of running t there */
+        xe_heur_reach_cost(in, srow(c, t), t, c->bestS);
+        int order[XE_MAX_DEV], no = 0;
+        double est[XE_MAX_DEV];
+        for (int d = 0; d < D; d++) {
+            if (!xe_can_run(in, t, d)) continue;
+            est[d] = recompute_here(c, t, t, d);
+            int p = no++;
+            while (p > 0 && est[order[p - 1]] > est[d]) {
+                order[p] = order[p - 1];
+                p--;
+            }
+            order[p] = d;
+        }
+        int ok = 0;
+        for (int q = 0; q < no && !ok; q++) ok = try_stage(c, t, order[q]);
+        if (!ok) return t;
+    }
+    return -1;
+}
+
+int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = g->n, D = in->ndev;
+    memset(out, 0, sizeof *out);
+    if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
+    if (n == 0) return XE_OK;
+    gctx c;
+    if (ctx_init(&c, in, out)) {
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
+    }
+    int rc = XE_OK;
+    for (int pass = 0;; pass++) {
+        int t = greedy_pass(&c);
+        if (t < 0) break;
+        if (pass >= XE_GREEDY_MAX_PASSES || !pin_missing(&c, t)) {
+            rc = xe_err_set(err, XE_EINFEASIBLE,
+                            "greedy: no placement of node %d (%s) fits the memory budgets (stage %d, %d passes)", t,
+                            g->nodes[t].name, t, pass + 1);
+            break;
+        }
+    }
+    ctx_free(&c);
+    if (rc == XE_OK) {
+        xe_err e2;
+        int crc = xe_stages_check(in, out, &e2);
+        if (crc) rc = xe_err_set(err, XE_EINTERNAL, "greedy: produced an invalid schedule (bug): %s", e2.msg);
+    }
+    if (rc) xe_stages_clear(out);
+    return rc;
+}

@@ -1,0 +1,423 @@
+/* The stage heuristics: checkpoint-all (hand-computed) and the greedy (validity on
+ * chains, training chains and random DAGs with one and two devices; the shared VGG16
+ * training graph). Every greedy schedule is also replayed by the independent simulator. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "support/randinst.h"
+#include "xengine/io.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+
+/* Builds an instance from arrays; edges as pairs terminated by -1; cost[v] on device 0,
+ * device d runs at cost[v] * (1 + 7 d) (a slower second device); copies 0.5 s. */
+static xe_instance *make(int n, const int64_t *mem, const double *cost, const int *edges, int ndev)
+{
+    xe_err err;
+    xe_graph *g = xe_graph_new("t");
+    assert_non_null(g);
+    for (int v = 0; v < n; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "n%d", v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, cost[v], &err), v);
+    }
+    for (int e = 0; edges[e] >= 0; e += 2) assert_int_equal(xe_graph_add_edge(g, edges[e], edges[e + 1], &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, ndev);
+    assert_non_null(in);
+    for (int v = 0; v < n; v++)
+        for (int d = 0; d < ndev; d++) {
+            in->cost[v * ndev + d] = cost[v] * (1 + 7 * d);
+            for (int e = 0; e < ndev; e++) in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.5;
+        }
+    return in;
+}
+
+/* Highest U of a stage schedule on device d (the MILP's accounting). */
+static int64_t stage_peak(const xe_instance *in, const xe_stages *st, int d)
+{
+    int n = in->g->n, D = in->ndev;
+    double *U = malloc((size_t)n * n * D * sizeof *U);
+    assert_non_null(U);
+    xe_err err;
+    assert_int_equal(xe_stages_eval(in, st, U, NULL, &err), XE_OK);
+    double peak = 0;
+    for (int t = 0; t < n; t++)
+        for (int k = 0; k <= t; k++)
+            if (U[((size_t)t * n + k) * D + d] > peak) peak = U[((size_t)t * n + k) * D + d];
+    free(U);
+    return (int64_t)peak;
+}
+
+/* Asserts that st passes xe_stages_check and that the simulator replays its event list
+ * within the budgets at the same total time. */
+static void assert_valid(const xe_instance *in, const xe_stages *st)
+{
+    xe_err err = {{0}};
+    int rc = xe_stages_check(in, st, &err);
+    if (rc) fprintf(stderr, "check: %s\n", err.msg);
+    assert_int_equal(rc, XE_OK);
+    xe_schedule s;
+    xe_schedule_init(&s);
+    assert_int_equal(xe_stages_to_schedule(in, st, &s, &err), XE_OK);
+    xe_sim_result sr;
+    rc = xe_sim_run(in, &s, &sr, &err);
+    if (rc) fprintf(stderr, "sim: %s\n", err.msg);
+    assert_int_equal(rc, XE_OK);
+    double c = xe_stages_cost(in, st);
+    assert_true(fabs(sr.total_time - c) <= 1e-9 * fmax(1.0, c));
+    for (int d = 0; d < in->ndev; d++) assert_true(sr.dev[d].peak <= in->dev[d].budget);
+    xe_schedule_clear(&s);
+}
+
+/* Runs the greedy, asserts XE_OK and validity, returns its cost. */
+static double greedy_ok(const xe_instance *in)
+{
+    xe_stages st;
+    xe_err err = {{0}};
+    int rc = xe_heur_greedy(in, &st, &err);
+    if (rc) fprintf(stderr, "greedy: %s\n", err.msg);
+    assert_int_equal(rc, XE_OK);
+    assert_valid(in, &st);
+    double c = xe_stages_cost(in, &st);
+    xe_stages_clear(&st);
+    return c;
+}
+
+/* Diamond a -> b, a -> c, b -> d, c -> d with mem 4, 2, 3, 5 and costs 1, 2, 3, 4.
+ * Checkpoint-all costs 1 + 2 + 3 + 4 = 10. Memory: step a 4; step b a+b = 6 (a kept for
+ * c); step c a+b+c = 9, then a is freed; step d b+c+d = 10, the peak, equal to the
+ * no-recomputation peak. Budget 9 < 10 makes it infeasible; a device that cannot run c
+ * too. */
+static void test_checkpoint_all_diamond(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {4, 2, 3, 5};
+    const double cost[] = {1, 2, 3, 4};
+    const int edges[] = {0, 1, 0, 2, 1, 3, 2, 3, -1};
+    xe_instance *in = make(4, mem, cost, edges, 2);
+    in->dev[0].budget = 10;
+    in->dev[1].budget = 10;
+    assert_int_equal(xe_instance_norecompute_peak(in->g), 10);
+    xe_stages st;
+    xe_err err;
+    assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &st) - 10.0) < 1e-12);
+    assert_int_equal(stage_peak(in, &st, 0), 10);
+    assert_int_equal(stage_peak(in, &st, 1), 0);
+    /* stage 3 keeps nothing (S[n] = 0 is implicit); stage 2 keeps a? no: a's last user
+     * is c = 2, so S[3] = {b, c} */
+    assert_int_equal(*xe_S(&st, 3, 0, 0), 0);
+    assert_int_equal(*xe_S(&st, 3, 1, 0), 1);
+    assert_int_equal(*xe_S(&st, 3, 2, 0), 1);
+    assert_valid(in, &st);
+    xe_stages_clear(&st);
+    /* device 1 costs (1 + 7) x: 80 */
+    assert_int_equal(xe_heur_checkpoint_all(in, 1, &st, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &st) - 80.0) < 1e-12);
+    xe_stages_clear(&st);
+    in->dev[0].budget = 9;
+    assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_EINFEASIBLE);
+    in->dev[0].budget = 10;
+    in->cost[2 * 2 + 0] = XE_NO_COST;
+    assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_EINFEASIBLE);
+    assert_int_equal(xe_heur_checkpoint_all(in, 5, &st, &err), XE_EINVAL);
+    xe_instance_free(in);
+}
+
+/* Training chain: forward x0..x(h-1) (a chain), backward node h+j reads forward h-1-j and
+ * the previous node h+j-1. mem[v] = 1 + (v * 7) % 5, cost[v] = 1 + (v % 3). */
+static xe_instance *train_chain(int h, int ndev)
+{
+    xe_err err;
+    xe_graph *g = xe_graph_new("train");
+    assert_non_null(g);
+    for (int v = 0; v < 2 * h; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "%c%d", v < h ? 'f' : 'b', v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, v >= h, 1 + (v * 7) % 5, 0, 1 + (v % 3), &err), v);
+    }
+    for (int v = 1; v < h; v++) assert_int_equal(xe_graph_add_edge(g, v - 1, v, &err), XE_OK);
+    for (int j = 0; j < h; j++) {
+        assert_int_equal(xe_graph_add_edge(g, h - 1 - j, h + j, &err), XE_OK);
+        assert_int_equal(xe_graph_add_edge(g, h + j - 1, h + j, &err), XE_OK);
+    }
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, ndev);
+    assert_non_null(in);
+    for (int v = 0; v < 2 * h; v++)
+        for (int d = 0; d < ndev; d++) {
+            in->cost[v * ndev + d] = g->nodes[v].cost * (1 + 7 * d);
+            for (int e = 0; e < ndev; e++)
+                in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.1 * (double)g->nodes[v].mem;
+        }
+    return in;
+}
+
+/* Pure forward chain: every tensor has one user, so nothing is ever recomputed: at the
+ * smallest budget (mem of a node plus its input) the greedy costs the plain sum
+ * 1 + 2 + ... + 10 = 55. */
+static void test_greedy_plain_chain(void **state)
+{
+    (void)state;
+    int64_t mem[10];
+    double cost[10];
+    int edges[2 * 9 + 1];
+    for (int v = 0; v < 10; v++) {
+        mem[v] = 1 + v % 4;
+        cost[v] = v + 1;
+    }
+    for (int v = 1; v < 10; v++) {
+        edges[2 * (v - 1)] = v - 1;
+        edges[2 * (v - 1) + 1] = v;
+    }
+    edges[18] = -1;
+    xe_instance *in = make(10, mem, cost, edges, 1);
+    in->dev[0].budget = xe_instance_min_footprint(in->g);
+    assert_int_equal(in->dev[0].budget, 7); /* 3 + 4 (nodes 2 and 3, or 6 and 7) */
+    assert_true(fabs(greedy_ok(in) - 55.0) < 1e-9);
+    xe_instance_free(in);
+}
+
+/* Small training chain h = 3, unit sizes and costs: f0 f1 f2 b3 b4 b5 with b3 reading f2,
+ * b4 reading f1 and b3, b5 reading f0 and b4. Keeping everything peaks at step 3 (f0, f1,
+ * f2, b3 = 4 units); cost 6. At budget 3 (= footprint of b4: f1 + b3 + b4) f0 must go
+ * before stage 3 and be recomputed for b5: the greedy must find exactly cost 7 (one
+ * recomputation is the minimum, and any valid schedule costs at least 7). */
+static void test_greedy_small_training(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {1, 1, 1, 1, 1, 1};
+    const double cost[] = {1, 1, 1, 1, 1, 1};
+    const int edges[] = {0, 1, 1, 2, 2, 3, 1, 4, 3, 4, 0, 5, 4, 5, -1};
+    xe_instance *in = make(6, mem, cost, edges, 1);
+    assert_int_equal(xe_instance_norecompute_peak(in->g), 4);
+    in->dev[0].budget = 4;
+    assert_true(fabs(greedy_ok(in) - 6.0) < 1e-9);
+    in->dev[0].budget = 3;
+    assert_true(fabs(greedy_ok(in) - 7.0) < 1e-9);
+    xe_instance_free(in);
+}
+
+/* Random DAG with training-like long edges: n nodes, each reads its predecessor and, with
+ * probability 1/3, one or two earlier nodes; mem in [1, 20], cost in [1, 10]. */
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static xe_instance *random_dag(uint64_t seed, int n, int ndev)
+{
+    xe_err err;
+    uint64_t s = seed;
+    xe_graph *g = xe_graph_new("rand");
+    assert_non_null(g);
+    for (int v = 0; v < n; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "r%d", v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, 1 + (int64_t)(rnd(&s) % 20), 0, 1 + (double)(rnd(&s) % 10), &err), v);
+    }
+    for (int v = 1; v < n; v++) {
+        assert_int_equal(xe_graph_add_edge(g, v - 1, v, &err), XE_OK);
+        int extra = rnd(&s) % 3 == 0 ? 1 + (int)(rnd(&s) % 2) : 0;
+        for (int x = 0; x < extra; x++) assert_int_equal(xe_graph_add_edge(g, (int)(rnd(&s) % (uint64_t)v), v, &err), XE_OK);
+    }
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, ndev);
+    assert_non_null(in);
+    for (int v = 0; v < n; v++)
+        for (int d = 0; d < ndev; d++) {
+            in->cost[v * ndev + d] = g->nodes[v].cost * (1 + 7 * d);
+            for (int e = 0; e < ndev; e++)
+                in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.2 * (double)g->nodes[v].mem;
+        }
+    return in;
+}
+
+/* Greedy over budgets from 1.5 x the smallest footprint to the no-recompute peak on
+ * device 0 (device 1, when present, has 4 x the peak and is 8 x slower, so checkpoint-all
+ * on device 0 is a lower bound on any schedule's cost): valid, never cheaper than
+ * checkpoint-all, and equal to it at 100%. */
+static void sweep(xe_instance *in, const char *what)
+{
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    int64_t lo = (int64_t)(1.5 * (double)xe_instance_min_footprint(in->g));
+    if (lo > peak) lo = peak;
+    if (in->ndev > 1) in->dev[1].budget = 4 * peak;
+    in->dev[0].budget = peak;
+    xe_stages ca;
+    xe_err err;
+    assert_int_equal(xe_heur_checkpoint_all(in, 0, &ca, &err), XE_OK);
+    double base = xe_stages_cost(in, &ca);
+    assert_int_equal(stage_peak(in, &ca, 0), peak);
+    xe_stages_clear(&ca);
+    double at_peak = greedy_ok(in);
+    assert_true(fabs(at_peak - base) <= 1e-9 * base);
+    double worst = 1.0;
+    for (int s = 0; s <= 8; s++) {
+        in->dev[0].budget = lo + (peak - lo) * s / 8;
+        double c = greedy_ok(in);
+        assert_true(c >= base - 1e-9 * base);
+        if (c / base > worst) worst = c / base;
+    }
+    print_message("%s (%d nodes, %d dev): worst greedy / checkpoint-all = %.3f\n", what, in->g->n, in->ndev, worst);
+}
+
+static void test_greedy_training_chains(void **state)
+{
+    (void)state;
+    for (int ndev = 1; ndev <= 2; ndev++)
+        for (int h = 4; h <= 40; h += 12) {
+            xe_instance *in = train_chain(h, ndev);
+            sweep(in, "training chain");
+            xe_instance_free(in);
+        }
+}
+
+static void test_greedy_random_dags(void **state)
+{
+    (void)state;
+    for (int ndev = 1; ndev <= 2; ndev++)
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            xe_instance *in = random_dag(seed * 7919, 10 + (int)(seed * 5), ndev);
+            sweep(in, "random DAG");
+            xe_instance_free(in);
+        }
+}
+
+/* The brute-force suite's tiny random instances (nodes some device cannot run, copy
+ * costs, tight budgets): whatever the greedy returns is valid, or it says infeasible;
+ * with every budget at the sum of all sizes it always finds a schedule. */
+static void test_greedy_tiny_instances(void **state)
+{
+    (void)state;
+    int found = 0, total = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++)
+        for (int ndev = 1; ndev <= 3; ndev++) {
+            xe_instance *in = xe_test_random_instance(seed, 3 + (int)(seed % 6), ndev, (int)(seed % 2));
+            assert_non_null(in);
+            xe_stages st;
+            xe_err err;
+            int rc = xe_heur_greedy(in, &st, &err);
+            assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+            total++;
+            if (rc == XE_OK) {
+                found++;
+                assert_valid(in, &st);
+                xe_stages_clear(&st);
+            }
+            for (int d = 0; d < ndev; d++) in->dev[d].budget = xe_graph_total_mem(in->g);
+            rc = xe_heur_greedy(in, &st, &err);
+            assert_int_equal(rc, XE_OK);
+            assert_valid(in, &st);
+            xe_stages_clear(&st);
+            xe_instance_free(in);
+        }
+    print_message("tiny instances: greedy found a schedule for %d of %d\n", found, total);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* 1,000-node training chain at 50% and 25% of the peak, one and two devices: valid
+ * (the time is printed, not asserted; bench/ measures it). */
+static void test_greedy_large_training(void **state)
+{
+    (void)state;
+    for (int ndev = 1; ndev <= 2; ndev++) {
+        xe_instance *in = train_chain(500, ndev);
+        int64_t peak = xe_instance_norecompute_peak(in->g);
+        if (ndev > 1) in->dev[1].budget = 4 * peak;
+        xe_stages ca;
+        xe_err err;
+        in->dev[0].budget = peak;
+        assert_int_equal(xe_heur_checkpoint_all(in, 0, &ca, &err), XE_OK);
+        double base = xe_stages_cost(in, &ca);
+        xe_stages_clear(&ca);
+        for (int pct = 50; pct >= 25; pct -= 25) {
+            in->dev[0].budget = peak * pct / 100;
+            xe_stages st;
+            double t0 = now();
+            int rc = xe_heur_greedy(in, &st, &err);
+            double dt = now() - t0;
+            if (rc) fprintf(stderr, "greedy: %s\n", err.msg);
+            assert_int_equal(rc, XE_OK);
+            assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
+            print_message("1000-node training chain, %d dev, %d%% of peak: greedy %.3f s, cost / checkpoint-all = %.3f\n",
+                          ndev, pct, dt, xe_stages_cost(in, &st) / base);
+            xe_stages_clear(&st);
+        }
+        xe_instance_free(in);
+    }
+}
+
+/* The shared VGG16 training graph at 90/80/70/60% of the peak with the "gpu" and
+ * "gpu+cpu" presets: valid, and never cheaper than checkpoint-all on the GPU. */
+static void test_greedy_vgg16(void **state)
+{
+    (void)state;
+    const char *path = "../shared/graphs/checkmate_vgg16_b256_train.json";
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        print_message("skipping: %s not found\n", path);
+        skip();
+    }
+    fclose(f);
+    const char *presets[] = {"gpu", "gpu+cpu"};
+    for (int p = 0; p < 2; p++) {
+        double base = 0;
+        for (int pct = 100; pct >= 60; pct -= 10) {
+            xe_err err = {{0}};
+            xe_graph *g = NULL;
+            int rc = xe_io_read_graph(path, &g, &err);
+            if (rc) fprintf(stderr, "%s\n", err.msg);
+            assert_int_equal(rc, XE_OK);
+            xe_recipe r;
+            assert_int_equal(xe_recipe_preset(presets[p], pct / 100.0, &r, &err), XE_OK);
+            xe_instance *in = NULL;
+            assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_OK);
+            if (pct == 100) {
+                xe_stages ca;
+                assert_int_equal(xe_heur_checkpoint_all(in, 0, &ca, &err), XE_OK);
+                base = xe_stages_cost(in, &ca);
+                xe_stages_clear(&ca);
+            }
+            double t0 = now();
+            double c = greedy_ok(in);
+            double dt = now() - t0;
+            assert_true(c >= base * (1 - 1e-9));
+            print_message("vgg16 train, %s, %d%%: greedy / checkpoint-all = %.4f (%.3f s)\n", presets[p], pct, c / base, dt);
+            xe_instance_free(in);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_checkpoint_all_diamond),
+        cmocka_unit_test(test_greedy_plain_chain),
+        cmocka_unit_test(test_greedy_small_training),
+        cmocka_unit_test(test_greedy_training_chains),
+        cmocka_unit_test(test_greedy_random_dags),
+        cmocka_unit_test(test_greedy_tiny_instances),
+        cmocka_unit_test(test_greedy_large_training),
+        cmocka_unit_test(test_greedy_vgg16),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -49,23 +49,25 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* "12.25 GiB (13153337344 B)": rounded for people, exact for the next attempt. */
+static const char *exact(int64_t b, char *buf, size_t cap)
+{
+    char h[32];
+    snprintf(buf, cap, "%s (%lld B)", xe_cli_bytes(b, h, sizeof h), (long long)b);
+    return buf;
+}
+
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[64], b2[64], b3[64];
     int64_t lo = 0, hi = 0;
     xe_err err = {{0}};
     int rc = xe_budget_range(in, 0, &lo, &hi, &err);
-    if (rc == XE_OK && hi > 0)
-        fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at "
-                        "least %s there, and the greedy heuristic finds one from %s\n",
-                graph, xe_cli_bytes(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
-                xe_cli_bytes(lo, b2, sizeof b2), xe_cli_bytes(hi, b3, sizeof b3));
-    else
-        fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at "
-                        "least %s there\n",
-                graph, xe_cli_bytes(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
-                xe_cli_bytes(lo, b2, sizeof b2));
+    fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at least %s there",
+            graph, exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why, exact(lo, b2, sizeof b2));
+    if (rc == XE_OK && hi > 0) fprintf(stderr, "; the greedy heuristic finds a schedule from %s", exact(hi, b3, sizeof b3));
+    fprintf(stderr, "\n");
 }
 
 int xe_cli_solve(int argc, char **argv)

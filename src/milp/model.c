@@ -2,7 +2,9 @@
  *
  * Presolve (never cuts off an optimum): node i is live in stage t when i == t or i < t
  * and some descendant of i has index >= t; R, S, C of nodes that are not live are fixed
- * to 0 by not creating them (they could only add cost and memory). */
+ * to 0 by not creating them (they could only add cost and memory). R[t][i][d] is not
+ * created either where i's footprint (inputs + output) exceeds d's budget: it could
+ * never satisfy the memory rows, and without it the LP bound knows so. */
 #include "model.h"
 
 #include <math.h>
@@ -129,6 +131,14 @@ static int *compute_reach(const xe_graph *g)
     return reach;
 }
 
+/* Bytes node i needs on the device that computes it: its inputs and its output. */
+static int64_t footprint(const xe_graph *g, int i)
+{
+    int64_t f = g->nodes[i].mem;
+    for (int p = g->pred_off[i]; p < g->pred_off[i + 1]; p++) f += g->nodes[g->pred[p]].mem;
+    return f;
+}
+
 static double mem_scale(const xe_instance *in)
 {
     int64_t big = 0;
@@ -202,7 +212,7 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
             int live = i == t || reach[i] >= t;
             if (!live) continue;
             for (int d = 0; d < D; d++) {
-                if (xe_can_run(in, i, d)) {
+                if (xe_can_run(in, i, d) && footprint(g, i) <= in->dev[d].budget) {
                     int c = add_col(m, xe_cost(in, i, d), 0, 1, 1);
                     TRY(c);
                     m->iR[IDX3(m, t, i, d)] = c;

@@ -10,7 +10,6 @@
  * cheaper of recomputing it later and offloading it to another device with room (copy
  * out now, copy back when needed). The stage is then re-planned. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +18,12 @@
 
 /* Restarts after a failed stage, each with more tensors pinned. */
 #define XE_GREEDY_MAX_PASSES 64
+
+/* A restart's lesson: `node` must be on `dev` from the end of stage `from` (made
+ * present there if needed) through the start of stage `until`. */
+typedef struct xe_greedy_keep {
+    int node, dev, from, until;
+} xe_greedy_keep;
 
 typedef struct gctx {
     const xe_instance *in;
@@ -34,8 +39,12 @@ typedef struct gctx {
     uint8_t *offl;         /* [n*D] offload targets of this stage: copy i to d, keep it */
     uint8_t *zero;         /* [n*D] all zero: S[n] */
     uint8_t *snapS, *snapC;
-    int *pin_until;        /* [n] not given up in stages before this (set by restarts) */
+    xe_greedy_keep keep[XE_GREEDY_MAX_PASSES]; /* set by restarts */
+    int nkeep;
+    uint8_t *haskeep;      /* [n] 1 when some lesson names the node */
     int *lastuse;          /* [n] */
+    int insurance;         /* variant: keep small inputs of kept tensors */
+    int use_distance;      /* variant: scores divide by the distance to the next use */
     int *stack;
     size_t cap_stack;
 } gctx;
@@ -57,7 +66,7 @@ static void ctx_free(gctx *c)
     free(c->zero);
     free(c->snapS);
     free(c->snapC);
-    free(c->pin_until);
+    free(c->haskeep);
     free(c->lastuse);
     free(c->stack);
 }
@@ -84,13 +93,13 @@ static int ctx_init(gctx *c, const xe_instance *in, xe_stages *st)
     c->zero = calloc(nD, 1);
     c->snapS = malloc(nD);
     c->snapC = malloc(nD * (size_t)c->D);
-    c->pin_until = calloc((size_t)c->n, sizeof *c->pin_until);
     c->lastuse = malloc((size_t)c->n * sizeof *c->lastuse);
+    c->haskeep = calloc((size_t)c->n, 1);
     /* each (node, device) is expanded at most once per plan and pushes its inputs */
     c->cap_stack = ((size_t)c->g->m + (size_t)c->n + 1) * (size_t)c->D + 1;
     c->stack = malloc(c->cap_stack * sizeof *c->stack);
     if (!c->U || !c->Uprev || !c->last || !c->lastprev || !c->sufmax || !c->bestS || !c->bestK ||
-        !c->excl || !c->offl || !c->zero || !c->snapS || !c->snapC || !c->pin_until || !c->lastuse || !c->stack) {
+        !c->excl || !c->offl || !c->zero || !c->snapS || !c->snapC || !c->lastuse || !c->haskeep || !c->stack) {
         ctx_free(c);
         return XE_ENOMEM;
     }
@@ -182,6 +191,14 @@ static int materialize(gctx *c, int t, size_t sp)
     return 0;
 }
 
+/* 1 when a restart's lesson requires i on e at the start of stage b. */
+static int must_keep(const gctx *c, int i, int e, int b)
+{
+    for (int q = 0; q < c->nkeep; q++)
+        if (c->keep[q].node == i && c->keep[q].dev == e && c->keep[q].from < b && b <= c->keep[q].until) return 1;
+    return 0;
+}
+
 /* Plans stage t with t on device dt: R and C rows of stage t, then S[t+1]. */
 static int plan_stage(gctx *c, int t, int dt)
 {
@@ -194,6 +211,9 @@ static int plan_stage(gctx *c, int t, int dt)
     size_t sp = 0;
     for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++)
         if (!present(c, t, g->pred[p], dt)) c->stack[sp++] = g->pred[p] * D + dt;
+    for (int q = 0; q < c->nkeep; q++) /* tensors a later stage needs, made present here */
+        if (c->keep[q].from == t && !present(c, t, c->keep[q].node, c->keep[q].dev) && sp < c->cap_stack)
+            c->stack[sp++] = c->keep[q].node * D + c->keep[q].dev;
     if (materialize(c, t, sp)) return -1;
     /* offloads decided by evictions of this stage: copy i to f at step i, keep it there */
     for (int i = 0; i <= t; i++)
@@ -209,26 +229,40 @@ static int plan_stage(gctx *c, int t, int dt)
         /* wanted: read by a later stage, or input of a node a later stage reads that is
          * not kept anywhere (needed to recompute it) */
         int want = c->lastuse[i] > t;
+        uint8_t cover[XE_MAX_DEV] = {0}; /* insurance: small input of a kept node */
         for (int p = g->succ_off[i]; !want && p < g->succ_off[i + 1]; p++) {
             int u = g->succ[p];
             if (u > t || c->lastuse[u] <= t) continue;
             int kept = 0;
             for (int e = 0; e < D; e++) kept |= K[u * D + e];
             if (!kept) want = 1;
+            if (c->insurance && 2 * g->nodes[i].mem <= g->nodes[u].mem)
+                for (int e = 0; e < D; e++) cover[e] |= K[u * D + e];
         }
-        if (!want) continue;
         for (int e = 0; e < D; e++)
-            if (!c->excl[i * D + e] && present(c, t, i, e)) K[i * D + e] = 1;
+            if ((want || cover[e] || (c->haskeep[i] && must_keep(c, i, e, t + 1))) && !c->excl[i * D + e] &&
+                present(c, t, i, e))
+                K[i * D + e] = 1;
     }
     return 0;
 }
 
-/* First user of i with index >= from, or -1. */
+/* First user of i with index >= from; for a tensor no later stage reads (kept to
+ * recompute a user cheaply), the first such use of its users; -1 when none. */
 static int next_use(const gctx *c, int i, int from)
 {
-    for (int p = c->g->succ_off[i]; p < c->g->succ_off[i + 1]; p++)
-        if (c->g->succ[p] >= from) return c->g->succ[p];
-    return -1;
+    const xe_graph *g = c->g;
+    int best = -1;
+    for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
+        int u = g->succ[p];
+        if (u >= from) return u;
+        for (int q = g->succ_off[u]; q < g->succ_off[u + 1]; q++)
+            if (g->succ[q] >= from) {
+                if (best < 0 || g->succ[q] < best) best = g->succ[q];
+                break;
+            }
+    }
+    return best;
 }
 
 typedef struct cand {
@@ -267,13 +301,7 @@ static cand score(const gctx *c, int t, int i, int e, int isB, const int64_t *pe
     }
     int nu = next_use(c, i, isB ? t : t + 1);
     double dist = nu < 0 ? 2.0 * c->n : (double)(nu - t + 1);
-    {
-        static int mode = -1;
-        if (mode < 0) mode = getenv("XE_SCORE") ? atoi(getenv("XE_SCORE")) : 0;
-        if (mode == 1) dist = 1;
-        if (mode == 2) dist = sqrt(dist);
-        if (mode == 3) dist = dist * dist;
-    }
+    if (!c->use_distance) dist = 1.0;
     r.weight = (double)mem * dist;
     r.score = pen / r.weight;
     return r;
@@ -326,12 +354,12 @@ static int evict(gctx *c, int t, int k, int e, int64_t excess)
         xe_heur_reach_cost(c->in, S, t, c->bestS);
         cand best = {-1, 0, -1, INFINITY, 0.0};
         for (int i = 0; i <= t; i++) {
-            if (c->g->nodes[i].mem <= 0 || t < c->pin_until[i]) continue;
+            if (c->g->nodes[i].mem <= 0) continue;
             int l = c->last[i * D + e];
             cand r;
-            if (hasK && K[i * D + e] && l >= 0 && l < k)
+            if (hasK && K[i * D + e] && l >= 0 && l < k && !must_keep(c, i, e, t + 1))
                 r = score(c, t, i, e, 0, pending); /* kept only for later stages */
-            else if (i < t && S[i * D + e] && (l < 0 || (k < i && held_elsewhere(c, S, i, e))))
+            else if (i < t && S[i * D + e] && (l < 0 || (k < i && held_elsewhere(c, S, i, e))) && !must_keep(c, i, e, t))
                 r = score(c, t, i, e, 1, pending); /* checkpoint resident at step k */
             else
                 continue;
@@ -375,18 +403,7 @@ static int try_stage(gctx *c, int t, int dt)
         int k = 0, e = 0;
         int64_t ex = xe_heur_worst_overflow(c->in, t, c->U, &k, &e);
         if (ex == 0) return 1;
-#ifdef XE_GREEDY_DEBUG
-        fprintf(stderr, "stage %d dev %d it %ld: overflow %lld at step %d dev %d\n", t, dt, it, (long long)ex, k, e);
-#endif
         if (!evict(c, t, k, e, ex)) {
-#ifdef XE_GREEDY_DEBUG
-            for (int i = 0; i <= t; i++)
-                for (int d = 0; d < D; d++)
-                    if (present(c, t, i, d))
-                        fprintf(stderr, "  %d on %d: S%d R%d Cin%d K%d last %d mem %lld\n", i, d, i < t ? *xe_S(c->st, t, i, d) : 0,
-                                *xe_R(c->st, t, i, d), xe_heur_cin(c->st, t, i, d), krow(c, t)[i * D + d], c->last[i * D + d],
-                                (long long)c->g->nodes[i].mem);
-#endif
             break;
         }
     }
@@ -395,28 +412,92 @@ static int try_stage(gctx *c, int t, int dt)
     return 0;
 }
 
-/* Pins what the failed plan of stage t had to bring back (recomputed or copied in):
- * given up earlier, it made stage t impossible. First only t's own inputs; when those
- * are all pinned already, everything brought back. Returns how many new pins. */
-static int pin_missing(gctx *c, int t)
+static int brought_back(const gctx *c, int t, int j)
+{
+    for (int d = 0; d < c->D; d++)
+        if (*xe_R(c->st, t, j, d) || xe_heur_cin(c->st, t, j, d)) return 1;
+    return 0;
+}
+
+/* Bytes of the other nodes stage t brought back to produce x (x's brought-back
+ * ancestors through brought-back nodes). Uses c->stack and c->excl as scratch. */
+static int64_t closure_bytes(gctx *c, int t, int x)
 {
     const xe_graph *g = c->g;
-    int added = 0;
-    for (int pass = 0; pass < 2 && !added; pass++)
+    uint8_t *seen = c->excl; /* n * D bytes, only [0, t) used here */
+    memset(seen, 0, (size_t)t);
+    size_t sp = 0;
+    int64_t bytes = 0;
+    c->stack[sp++] = x;
+    while (sp > 0) {
+        int j = c->stack[--sp];
+        for (int p = g->pred_off[j]; p < g->pred_off[j + 1]; p++) {
+            int q = g->pred[p];
+            if (seen[q] || !brought_back(c, t, q)) continue;
+            seen[q] = 1;
+            bytes += g->nodes[q].mem;
+            c->stack[sp++] = q;
+        }
+    }
+    return bytes;
+}
+
+/* The latest stage s in [x, t) of the failed pass where x was on d or all its inputs
+ * were: x can be made present there cheaply and kept until t. */
+static int cheap_stage(const gctx *c, int x, int d, int t)
+{
+    const xe_graph *g = c->g;
+    for (int s = t - 1; s > x; s--) {
+        if (present(c, s, x, d)) return s;
+        int all = 1;
+        for (int p = g->pred_off[x]; all && p < g->pred_off[x + 1]; p++) all = present(c, s, g->pred[p], d);
+        if (all) return s;
+    }
+    return x;
+}
+
+/* After stage t failed: learns to keep the one tensor whose earlier loss hurt most, the
+ * input of t that its plan brought back with the most bytes of other recomputation
+ * (else any brought-back node with the most), from the latest stage where it was cheap
+ * to have until stage t. Returns 1 when it learned something new. */
+static int learn_keep(gctx *c, int t)
+{
+    const xe_graph *g = c->g;
+    if (c->nkeep >= XE_GREEDY_MAX_PASSES) return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int best = -1;
+        int64_t bw = -1;
         for (int j = 0; j < t; j++) {
-            if (c->pin_until[j] >= t) continue;
+            if (!brought_back(c, t, j)) continue;
             if (pass == 0 && !xe_heur_is_input(g, j, t)) continue;
-            int brought = 0;
-            for (int d = 0; d < c->D; d++) brought |= *xe_R(c->st, t, j, d) || xe_heur_cin(c->st, t, j, d);
-            if (brought) {
-#ifdef XE_GREEDY_DEBUG
-                fprintf(stderr, "pin %d (stage %d failed)\n", j, t);
-#endif
-                c->pin_until[j] = t;
-                added++;
+            int64_t w = closure_bytes(c, t, j);
+            if (w > bw || (w == bw && g->nodes[j].mem > g->nodes[best].mem)) {
+                bw = w;
+                best = j;
             }
         }
-    return added;
+        if (best < 0) continue;
+        int d = 0;
+        while (d < c->D - 1 && !*xe_R(c->st, t, best, d) && !xe_heur_cin(c->st, t, best, d)) d++;
+        xe_greedy_keep *k = NULL;
+        for (int q = 0; q < c->nkeep; q++)
+            if (c->keep[q].node == best && c->keep[q].dev == d) k = &c->keep[q];
+        if (k) {
+            /* kept before, yet lost before t: keep it from its first computation on */
+            if (k->until >= t && k->from == best) return 0;
+            if (k->until < t) k->until = t;
+            else k->from = best;
+        } else {
+            k = &c->keep[c->nkeep++];
+            c->haskeep[best] = 1;
+            k->node = best;
+            k->dev = d;
+            k->from = cheap_stage(c, best, d, t);
+            k->until = t;
+        }
+        return 1;
+    }
+    return 0;
 }
 
 /* One greedy pass over all stages. Returns -1 on success, else the stage that failed. */
@@ -449,6 +530,25 @@ static int greedy_pass(gctx *c)
     return -1;
 }
 
+/* Variants tried in order; the later ones only while none has found a schedule. */
+static const struct {
+    int insurance, use_distance;
+} variants[] = {{0, 1}, {1, 1}, {0, 0}, {1, 0}};
+#define XE_GREEDY_ALWAYS 2 /* variants always tried; the cheapest schedule wins */
+
+/* Runs one variant with restarts; returns -1 on success, else the stage that failed. */
+static int greedy_variant(gctx *c, int v, int *passes)
+{
+    c->insurance = variants[v].insurance;
+    c->use_distance = variants[v].use_distance;
+    c->nkeep = 0;
+    memset(c->haskeep, 0, (size_t)c->n);
+    for (*passes = 1;; ++*passes) {
+        int t = greedy_pass(c);
+        if (t < 0 || *passes >= XE_GREEDY_MAX_PASSES || !learn_keep(c, t)) return t;
+    }
+}
+
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
 {
     const xe_graph *g = in->g;
@@ -456,24 +556,50 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
     memset(out, 0, sizeof *out);
     if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
     if (n == 0) return XE_OK;
+    xe_stages work;
+    if (xe_stages_init(&work, n, D)) {
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
+    }
     gctx c;
-    if (ctx_init(&c, in, out)) {
+    if (ctx_init(&c, in, &work)) {
+        xe_stages_clear(&work);
         xe_stages_clear(out);
         return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
     }
-    int rc = XE_OK;
-    for (int pass = 0;; pass++) {
-        int t = greedy_pass(&c);
-        if (t < 0) break;
-        if (pass >= XE_GREEDY_MAX_PASSES || !pin_missing(&c, t)) {
-            rc = xe_err_set(err, XE_EINFEASIBLE,
-                            "greedy: no placement of node %d (%s) fits the memory budgets (stage %d, %d passes)", t,
-                            g->nodes[t].name, t, pass + 1);
-            break;
+    /* no schedule costs less than every node once on its cheapest device */
+    double lower = 0.0;
+    for (int v = 0; v < n; v++) {
+        double m = INFINITY;
+        for (int d = 0; d < D; d++)
+            if (xe_can_run(in, v, d) && xe_cost(in, v, d) < m) m = xe_cost(in, v, d);
+        lower += m;
+    }
+    double best = INFINITY;
+    int fail_t = -1, passes = 0;
+    for (int v = 0; v < (int)(sizeof variants / sizeof variants[0]); v++) {
+        if ((v >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12)) break;
+        int t = greedy_variant(&c, v, &passes);
+        if (t >= 0) {
+            if (fail_t < 0) fail_t = t;
+            continue;
+        }
+        double cost = xe_stages_cost(in, &work);
+        if (cost < best) {
+            xe_stages tmp = *out;
+            *out = work;
+            work = tmp;
+            best = cost;
         }
     }
     ctx_free(&c);
-    if (rc == XE_OK) {
+    xe_stages_clear(&work);
+    int rc = XE_OK;
+    if (best == INFINITY) {
+        rc = xe_err_set(err, XE_EINFEASIBLE,
+                        "greedy: no placement of node %d (%s) fits the memory budgets (stage %d, %d restarts)",
+                        fail_t, g->nodes[fail_t].name, fail_t, passes);
+    } else {
         xe_err e2;
         int crc = xe_stages_check(in, out, &e2);
         if (crc) rc = xe_err_set(err, XE_EINTERNAL, "greedy: produced an invalid schedule (bug): %s", e2.msg);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Bad input to `xengine solve` / `simulate`: each case must print exactly one error line
+# naming the file and the problem, exit non-zero with the documented code, and leave no
+# output file (nor a temporary one) behind.
+set -u
+xe=${1:?usage: bad_inputs.sh PATH_TO_XENGINE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+
+# expect NAME CODE PATTERN -- ARGS...
+expect() {
+  local name=$1 code=$2 pattern=$3
+  shift 4
+  "$xe" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  local rc=$?
+  local lines
+  lines=$(grep -c . "$tmp/stderr")
+  local leftovers
+  leftovers=$(find "$tmp" -name 'out.json*' | wc -l)
+  if [ "$rc" -eq "$code" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$tmp/stderr" && [ "$leftovers" -eq 0 ]; then
+    passes=$((passes + 1))
+    echo "ok   $name: $(cat "$tmp/stderr")"
+  else
+    fails=$((fails + 1))
+    echo "FAIL $name: exit $rc (want $code), $lines stderr lines, $leftovers output files, want /$pattern/:"
+    sed 's/^/     /' "$tmp/stderr"
+  fi
+}
+
+d=tests/data/bad
+expect malformed 2 "$d/malformed.json.*line" -- solve "$d/malformed.json" -o "$tmp/out.json"
+expect truncated 2 "$d/truncated.json" -- solve "$d/truncated.json" -o "$tmp/out.json"
+expect missing-node 2 "$d/edge_missing_node.json.*does not exist" -- solve "$d/edge_missing_node.json" -o "$tmp/out.json"
+expect cycle 2 "$d/cycle.json.*cycle" -- solve "$d/cycle.json" -o "$tmp/out.json"
+expect negative-size 2 "$d/negative_mem.json.*negative" -- solve "$d/negative_mem.json" -o "$tmp/out.json"
+expect no-file 2 "nonexistent.json" -- solve "$tmp/nonexistent.json" -o "$tmp/out.json"
+# tiny_graph: conv1_grad reads conv1 (1000 B), relu1_grad (1000 B) and writes 1000 B, so
+# no schedule fits under 3000 B on the only device: the message gives that figure.
+expect below-footprint 3 "infeasible.*at least 2.93 KiB (3000 B)" -- solve tests/data/tiny_graph.json --devices gpu --budget 2999 -o "$tmp/out.json"
+expect bad-budget 2 "--budget.*not a size" -- solve tests/data/tiny_graph.json --budget lots -o "$tmp/out.json"
+expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --devices "$d/bad_budget.json" -o "$tmp/out.json"
+expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"
+expect sim-unknown-device 2 "schedule_unknown_device.json" -- simulate tests/data/tiny_graph.json "$d/schedule_unknown_device.json"
+
+# a valid solve, then simulate must accept what solve wrote, and reject a tampered copy
+"$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 -q -o "$tmp/good.json" >/dev/null 2>&1
+if [ $? -eq 0 ] && [ -f "$tmp/good.json" ] && "$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 3000 >/dev/null 2>&1; then
+  passes=$((passes + 1)); echo "ok   solve-then-simulate"
+else
+  fails=$((fails + 1)); echo "FAIL solve-then-simulate"
+fi
+# the same schedule under a smaller budget must be rejected by the simulator
+expect sim-overflow 2 "memory on gpu would be" -- simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 2500
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "brute/brute.h"
 #include "support/randinst.h"
 #include "xengine/io.h"
 #include "xengine/sim.h"
@@ -96,7 +97,7 @@ static double greedy_ok(const xe_instance *in)
  * Checkpoint-all costs 1 + 2 + 3 + 4 = 10. Memory: step a 4; step b a+b = 6 (a kept for
  * c); step c a+b+c = 9, then a is freed; step d b+c+d = 10, the peak, equal to the
  * no-recomputation peak. Budget 9 < 10 makes it infeasible; a device that cannot run c
- * too. */
+ * too. The greedy at budget 10 has nothing to recompute: cost 10 as well. */
 static void test_checkpoint_all_diamond(void **state)
 {
     (void)state;
@@ -113,19 +114,23 @@ static void test_checkpoint_all_diamond(void **state)
     assert_true(fabs(xe_stages_cost(in, &st) - 10.0) < 1e-12);
     assert_int_equal(stage_peak(in, &st, 0), 10);
     assert_int_equal(stage_peak(in, &st, 1), 0);
-    /* stage 3 keeps nothing (S[n] = 0 is implicit); stage 2 keeps a? no: a's last user
-     * is c = 2, so S[3] = {b, c} */
+    /* a's last user is c (node 2), so stage 3 starts with S[3] = {b, c} only */
     assert_int_equal(*xe_S(&st, 3, 0, 0), 0);
     assert_int_equal(*xe_S(&st, 3, 1, 0), 1);
     assert_int_equal(*xe_S(&st, 3, 2, 0), 1);
     assert_valid(in, &st);
     xe_stages_clear(&st);
+    assert_true(fabs(greedy_ok(in) - 10.0) < 1e-12);
     /* device 1 costs (1 + 7) x: 80 */
     assert_int_equal(xe_heur_checkpoint_all(in, 1, &st, &err), XE_OK);
     assert_true(fabs(xe_stages_cost(in, &st) - 80.0) < 1e-12);
     xe_stages_clear(&st);
     in->dev[0].budget = 9;
     assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_EINFEASIBLE);
+    /* d's footprint b + c + d = 10 fits neither device at 9: the greedy proves it */
+    in->dev[1].budget = 9;
+    assert_int_equal(xe_heur_greedy(in, &st, &err), XE_EINFEASIBLE);
+    in->dev[1].budget = 10;
     in->dev[0].budget = 10;
     in->cost[2 * 2 + 0] = XE_NO_COST;
     assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_EINFEASIBLE);
@@ -388,25 +393,41 @@ static void test_greedy_long_edge_dags(void **state)
 }
 
 /* The brute-force suite's tiny random instances (nodes some device cannot run, copy
- * costs, tight budgets): whatever the greedy returns is valid, or it says infeasible;
- * with every budget at the sum of all sizes it always finds a schedule. */
+ * costs, budgets down to the exact footprint): wherever the exact stage-class solver
+ * (tests/brute) finds a schedule the greedy finds one too, valid and never cheaper than
+ * the optimum; where the exact solver proves infeasibility the greedy says
+ * XE_EINFEASIBLE. With every budget at the sum of all sizes it always succeeds. */
 static void test_greedy_tiny_instances(void **state)
 {
     (void)state;
-    int found = 0, total = 0;
+    int compared = 0, optimal = 0;
+    double gap = 0;
     for (uint64_t seed = 1; seed <= 60; seed++)
         for (int ndev = 1; ndev <= 3; ndev++) {
-            xe_instance *in = xe_test_random_instance(seed, 3 + (int)(seed % 6), ndev, (int)(seed % 2));
+            int n = 3 + (int)(seed % 6);
+            xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 2));
             assert_non_null(in);
             xe_stages st;
             xe_err err;
             int rc = xe_heur_greedy(in, &st, &err);
             assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
-            total++;
+            double c = INFINITY;
             if (rc == XE_OK) {
-                found++;
                 assert_valid(in, &st);
+                c = xe_stages_cost(in, &st);
                 xe_stages_clear(&st);
+            }
+            if (n * ndev <= 14) {
+                double opt;
+                int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
+                assert_true(brc == XE_OK || brc == XE_EINFEASIBLE);
+                assert_int_equal(rc, brc);
+                if (brc == XE_OK) {
+                    assert_true(c >= opt - 1e-9);
+                    gap += c / opt - 1;
+                    optimal += c <= opt + 1e-9;
+                    compared++;
+                }
             }
             for (int d = 0; d < ndev; d++) in->dev[d].budget = xe_graph_total_mem(in->g);
             rc = xe_heur_greedy(in, &st, &err);
@@ -415,7 +436,9 @@ static void test_greedy_tiny_instances(void **state)
             xe_stages_clear(&st);
             xe_instance_free(in);
         }
-    print_message("tiny instances: greedy found a schedule for %d of %d\n", found, total);
+    assert_true(compared > 50);
+    print_message("tiny instances: greedy optimal on %d of %d, mean gap to the stage optimum %.1f%%\n", optimal,
+                  compared, 100 * gap / compared);
 }
 
 static double now(void)

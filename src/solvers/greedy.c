@@ -549,11 +549,38 @@ static int greedy_variant(gctx *c, int v, int *passes)
     }
 }
 
+/* XE_EINFEASIBLE (a proof) when some node's output and inputs fit no device that can
+ * run it; else XE_OK. */
+static int check_footprints(const xe_instance *in, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    for (int v = 0; v < g->n; v++) {
+        int64_t f = g->nodes[v].mem;
+        for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) f += g->nodes[g->pred[p]].mem;
+        int fits = 0, best = -1;
+        for (int d = 0; d < in->ndev; d++) {
+            if (!xe_can_run(in, v, d)) continue;
+            if (f <= in->dev[d].budget) fits = 1;
+            if (best < 0 || in->dev[d].budget > in->dev[best].budget) best = d;
+        }
+        if (best < 0)
+            return xe_err_set(err, XE_EINFEASIBLE, "greedy: no device can run node %d (%s)", v, g->nodes[v].name);
+        if (!fits)
+            return xe_err_set(err, XE_EINFEASIBLE,
+                              "greedy: infeasible: node %d (%s) needs %lld bytes at once (output and inputs), more than "
+                              "the budget of %s (%lld bytes)",
+                              v, g->nodes[v].name, (long long)f, in->dev[best].name, (long long)in->dev[best].budget);
+    }
+    return XE_OK;
+}
+
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
 {
     const xe_graph *g = in->g;
     int n = g->n, D = in->ndev;
     memset(out, 0, sizeof *out);
+    int frc = check_footprints(in, err);
+    if (frc) return frc;
     if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
     if (n == 0) return XE_OK;
     xe_stages work;
@@ -597,8 +624,9 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
     int rc = XE_OK;
     if (best == INFINITY) {
         rc = xe_err_set(err, XE_EINFEASIBLE,
-                        "greedy: no placement of node %d (%s) fits the memory budgets (stage %d, %d restarts)",
-                        fail_t, g->nodes[fail_t].name, fail_t, passes);
+                        "greedy: found no schedule within the budgets: stage %d (node %s) did not fit after %d "
+                        "restarts (not a proof of infeasibility)",
+                        fail_t, g->nodes[fail_t].name, passes);
     } else {
         xe_err e2;
         int crc = xe_stages_check(in, out, &e2);

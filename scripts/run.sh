@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" "$root/build"
-graph="$root/../shared/graphs/checkmate_vgg16_b256_train.json"
+graph="$(cd "$root/.." && pwd)/shared/graphs/checkmate_vgg16_b256_train.json"
 if [ ! -f "$graph" ]; then
   echo "run.sh: $graph is absent: the default input comes from ../shared/graphs" >&2
   exit 2

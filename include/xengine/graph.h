@@ -66,6 +66,10 @@ static inline int xe_graph_nsucc(const xe_graph *g, int v) { return g->succ_off[
 /* Largest index of a user of v, or -1 when v has no user. */
 int xe_graph_last_use(const xe_graph *g, int v);
 
+/* Bytes node v needs resident on the device that computes it: mem[v] plus the mem of
+ * each input (PROBLEM.md: while v runs, its inputs and its output count together). */
+int64_t xe_graph_footprint(const xe_graph *g, int v);
+
 /* Sum of mem over all nodes, in bytes. */
 int64_t xe_graph_total_mem(const xe_graph *g);
 

@@ -194,6 +194,13 @@ int xe_graph_last_use(const xe_graph *g, int v)
     return k ? g->succ[g->succ_off[v + 1] - 1] : -1;
 }
 
+int64_t xe_graph_footprint(const xe_graph *g, int v)
+{
+    int64_t f = g->nodes[v].mem;
+    for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) f += g->nodes[g->pred[p]].mem;
+    return f;
+}
+
 int64_t xe_graph_total_mem(const xe_graph *g)
 {
     int64_t s = 0;

@@ -60,8 +60,7 @@ int64_t xe_instance_min_footprint(const xe_graph *g)
 {
     int64_t best = 0;
     for (int v = 0; v < g->n; v++) {
-        int64_t f = g->nodes[v].mem;
-        for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) f += g->nodes[g->pred[p]].mem;
+        int64_t f = xe_graph_footprint(g, v);
         if (f > best) best = f;
     }
     return best;

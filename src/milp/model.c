@@ -131,14 +131,6 @@ static int *compute_reach(const xe_graph *g)
     return reach;
 }
 
-/* Bytes node i needs on the device that computes it: its inputs and its output. */
-static int64_t footprint(const xe_graph *g, int i)
-{
-    int64_t f = g->nodes[i].mem;
-    for (int p = g->pred_off[i]; p < g->pred_off[i + 1]; p++) f += g->nodes[g->pred[p]].mem;
-    return f;
-}
-
 static double mem_scale(const xe_instance *in)
 {
     int64_t big = 0;
@@ -212,7 +204,7 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
             int live = i == t || reach[i] >= t;
             if (!live) continue;
             for (int d = 0; d < D; d++) {
-                if (xe_can_run(in, i, d) && footprint(g, i) <= in->dev[d].budget) {
+                if (xe_can_run(in, i, d) && xe_graph_footprint(g, i) <= in->dev[d].budget) {
                     int c = add_col(m, xe_cost(in, i, d), 0, 1, 1);
                     TRY(c);
                     m->iR[IDX3(m, t, i, d)] = c;

@@ -4,13 +4,6 @@
 
 #include "xengine/solvers.h"
 
-static int64_t footprint(const xe_graph *g, int v)
-{
-    int64_t f = g->nodes[v].mem;
-    for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) f += g->nodes[g->pred[p]].mem;
-    return f;
-}
-
 /* 1 when greedy finds a schedule with device d's budget set to b. */
 static int greedy_fits(const xe_instance *in, int d, int64_t b, int *fatal, xe_err *err)
 {
@@ -28,7 +21,7 @@ int xe_budget_range(const xe_instance *in, int d, int64_t *lower, int64_t *upper
     const xe_graph *g = in->g;
     int64_t lo = 0;
     for (int v = 0; v < g->n; v++) {
-        int64_t f = footprint(g, v);
+        int64_t f = xe_graph_footprint(g, v);
         int elsewhere = 0;
         for (int e = 0; e < in->ndev; e++)
             if (e != d && xe_can_run(in, v, e) && f <= in->dev[e].budget) elsewhere = 1;

@@ -555,8 +555,7 @@ static int check_footprints(const xe_instance *in, xe_err *err)
 {
     const xe_graph *g = in->g;
     for (int v = 0; v < g->n; v++) {
-        int64_t f = g->nodes[v].mem;
-        for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) f += g->nodes[g->pred[p]].mem;
+        int64_t f = xe_graph_footprint(g, v);
         int fits = 0, best = -1;
         for (int d = 0; d < in->ndev; d++) {
             if (!xe_can_run(in, v, d)) continue;

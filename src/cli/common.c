@@ -1,6 +1,7 @@
 /* xengine CLI — instance options, loading, error mapping and the summary table. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "xengine/io.h"
@@ -66,13 +67,50 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
     if (rc) goto fail;
     g = NULL; /* owned by the instance now */
     if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
-    return XE_EXIT_OK;
+    /* every node must run somewhere, and costs must stay in a range the solver handles */
+    for (int v = 0; v < (*out)->g->n; v++) {
+        int runs = 0;
+        for (int d = 0; d < (*out)->ndev; d++) {
+            double c = xe_cost(*out, v, d);
+            runs |= c >= 0;
+            for (int e = 0; e < (*out)->ndev; e++)
+                if (!(xe_copy_cost(*out, v, d, e) <= 1e12) || !(c <= 1e12)) {
+                    rc = xe_err_set(&err, XE_EINVAL, "%s: node %d (%s): a cost above 1e12 s", o->costs ? o->costs : o->graph, v, (*out)->g->nodes[v].name);
+                    goto fail;
+                }
+        }
+        if (!runs) {
+            rc = xe_err_set(&err, XE_EINVAL, "%s: node %d (%s) can run on no device", o->costs ? o->costs : o->graph, v, (*out)->g->nodes[v].name);
+            goto fail;
+        }
+    }
+    return XE_OK;
 fail:
     fprintf(stderr, "xengine: error: %s\n", err.msg);
     xe_graph_free(g);
     xe_instance_free(*out);
     *out = NULL;
     return xe_cli_exit_code(rc);
+}
+
+int xe_cli_check_output(const char *out, const char *input)
+{
+    struct stat so, si;
+    if (!*out) {
+        fprintf(stderr, "xengine: error: -o: empty output path\n");
+        return XE_EXIT_USAGE;
+    }
+    if (lstat(out, &so) == 0) {
+        if (!S_ISREG(so.st_mode)) {
+            fprintf(stderr, "xengine: error: %s: exists and is not a regular file; refusing to replace it\n", out);
+            return XE_EXIT_USAGE;
+        }
+        if (stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "xengine: error: %s: is the input graph; refusing to overwrite it\n", out);
+            return XE_EXIT_USAGE;
+        }
+    }
+    return XE_EXIT_OK;
 }
 
 const char *xe_cli_bytes(int64_t b, char *buf, size_t cap)

@@ -126,8 +126,10 @@ int xe_cli_solve(int argc, char **argv)
         fprintf(stderr, "xengine solve: --time-limit must be > 0, --gap >= 0, --threads >= 1\n");
         return XE_EXIT_USAGE;
     }
+    int code = xe_cli_check_output(out, io.graph);
+    if (code) return code;
     xe_instance *in = NULL;
-    int code = xe_cli_load_instance(&io, &in);
+    code = xe_cli_load_instance(&io, &in);
     if (code) return code;
 
     xe_err err = {{0}};

@@ -43,6 +43,15 @@ expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --
 expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"
 expect sim-unknown-device 2 "schedule_unknown_device.json" -- simulate tests/data/tiny_graph.json "$d/schedule_unknown_device.json"
 
+# -o must never replace a device file or the input graph
+expect out-device 1 "not a regular file" -- solve tests/data/tiny_graph.json -q -o /dev/null
+cp tests/data/tiny_graph.json "$tmp/in.json"
+expect out-is-input 1 "is the input graph" -- solve "$tmp/in.json" -q -o "$tmp/in.json"
+cmp -s tests/data/tiny_graph.json "$tmp/in.json" || { fails=$((fails + 1)); echo "FAIL out-is-input: input changed"; }
+# a costs file that leaves a node runnable nowhere
+printf '{"format":"xengine-costs","compute":{"conv1":{"gpu":null,"cpu":null}}}' > "$tmp/nowhere.json"
+expect runs-nowhere 2 "can run on no device" -- solve tests/data/tiny_graph.json --costs "$tmp/nowhere.json" -o "$tmp/out.json"
+
 # a valid solve, then simulate must accept what solve wrote, and reject a tampered copy
 "$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 -q -o "$tmp/good.json" >/dev/null 2>&1
 if [ $? -eq 0 ] && [ -f "$tmp/good.json" ] && "$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 3000 >/dev/null 2>&1; then

@@ -14,6 +14,7 @@
 
 #include "brute/brute.h"
 #include "support/randinst.h"
+#include "support/shared_graph.h"
 #include "xengine/io.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
@@ -489,26 +490,12 @@ static void test_greedy_large_training(void **state)
 static void test_greedy_vgg16(void **state)
 {
     (void)state;
-    const char *path = "../shared/graphs/checkmate_vgg16_b256_train.json";
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        print_message("skipping: %s not found\n", path);
-        skip();
-    }
-    fclose(f);
     const char *presets[] = {"gpu", "gpu+cpu"};
     for (int p = 0; p < 2; p++) {
         double base = 0;
         for (int pct = 100; pct >= 60; pct -= 10) {
             xe_err err = {{0}};
-            xe_graph *g = NULL;
-            int rc = xe_io_read_graph(path, &g, &err);
-            if (rc) fprintf(stderr, "%s\n", err.msg);
-            assert_int_equal(rc, XE_OK);
-            xe_recipe r;
-            assert_int_equal(xe_recipe_preset(presets[p], pct / 100.0, &r, &err), XE_OK);
-            xe_instance *in = NULL;
-            assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_OK);
+            xe_instance *in = xe_test_shared_instance("checkmate_vgg16_b256_train.json", presets[p], pct / 100.0);
             assert_int_equal(xe_instance_norecompute_peak(in->g), 15825108992LL);
             assert_int_equal(xe_instance_min_footprint(in->g), 13153337344LL);
             if (pct == 100) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "support/shared_graph.h"
 #include "xengine/io.h"
 
 #define DATA "tests/data/"
@@ -249,11 +250,7 @@ static void test_read_moccasin_tiny(void **state)
 static void test_shared_checkmate_vgg16(void **state)
 {
     (void)state;
-    const char *path = "../shared/graphs/checkmate_vgg16_b256_train.json";
-    if (!file_exists(path)) {
-        print_message("skipping: %s is absent\n", path);
-        skip();
-    }
+    const char *path = xe_test_shared_graph("checkmate_vgg16_b256_train.json");
     xe_graph *g = read_graph_ok(path);
     /* README: VGG16 train, 45 nodes / 87 edges */
     assert_int_equal(g->n, 45);
@@ -277,11 +274,7 @@ static void test_shared_checkmate_vgg16(void **state)
 static void test_shared_moccasin_n100(void **state)
 {
     (void)state;
-    const char *path = "../shared/graphs/random_layered_n100.json";
-    if (!file_exists(path)) {
-        print_message("skipping: %s is absent\n", path);
-        skip();
-    }
+    const char *path = xe_test_shared_graph("random_layered_n100.json");
     xe_graph *g = read_graph_ok(path);
     /* README: 100 nodes / 236 edges */
     assert_int_equal(g->n, 100);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "support/shared_graph.h"
 #include "xengine/io.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
@@ -142,20 +143,7 @@ static void test_copy_not_worth_paying(void **state)
 static void test_vgg16_full_budget(void **state)
 {
     (void)state;
-    const char *path = "../shared/graphs/checkmate_vgg16_b256_train.json";
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        print_message("skipped: %s is absent\n", path);
-        skip();
-    }
-    fclose(f);
-    xe_err err = {{0}};
-    xe_graph *g = NULL;
-    assert_int_equal(xe_io_read_graph(path, &g, &err), XE_OK);
-    xe_recipe r;
-    assert_int_equal(xe_recipe_preset("gpu", 1.0, &r, &err), XE_OK);
-    xe_instance *in = NULL;
-    assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_OK);
+    xe_instance *in = xe_test_shared_instance("checkmate_vgg16_b256_train.json", "gpu", 1.0);
     double sum = 0;
     for (int v = 0; v < in->g->n; v++) sum += xe_cost(in, v, 0);
     assert_int_equal(in->dev[0].budget, xe_instance_norecompute_peak(in->g));

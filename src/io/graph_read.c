@@ -127,6 +127,17 @@ static int build(const char *path, const graph_parts *p, xe_graph **out, xe_err 
 
 /* ---- xengine's own format ---------------------------------------------------------- */
 
+/* Node i of the "nodes" array, which must be an object; fills what = "node i" for the
+ * messages of the caller. NULL (and err set) when it is not an object. */
+static const json_t *node_object(const char *path, const json_t *root, int i, char *what, size_t cap,
+                                 xe_err *err)
+{
+    const json_t *o = json_array_get(json_object_get(root, "nodes"), (size_t)i);
+    snprintf(what, cap, "node %d", i);
+    if (!json_is_object(o)) xe_err_set(err, XE_EPARSE, "%s: %s must be an object", path, what);
+    return json_is_object(o) ? o : NULL;
+}
+
 static int read_own(const char *path, const json_t *root, graph_parts *p, xe_err *err)
 {
     const json_t *ver = json_object_get(root, "version");
@@ -139,14 +150,11 @@ static int read_own(const char *path, const json_t *root, graph_parts *p, xe_err
     if (!rc) rc = parts_alloc(p, n, m, path, err);
     if (rc) return rc;
 
-    const json_t *nodes = json_object_get(root, "nodes");
     for (int i = 0; i < n; i++) {
-        const json_t *o = json_array_get(nodes, (size_t)i);
         nrec *r = &p->nodes[i];
         char what[32];
-        snprintf(what, sizeof what, "node %d", i);
-        if (!json_is_object(o))
-            return xe_err_set(err, XE_EPARSE, "%s: %s must be an object", path, what);
+        const json_t *o = node_object(path, root, i, what, sizeof what, err);
+        if (!o) return XE_EPARSE;
         r->op = NULL;
         r->backward = 0;
         r->param_mem = 0;
@@ -232,14 +240,12 @@ static int read_checkmate(const char *path, const json_t *root, graph_parts *p, 
     id_pair *ids = malloc(sizeof *ids * cnt(n));
     if (!ids) return oom(path, err);
 
-    const json_t *nodes = json_object_get(root, "nodes");
     for (int i = 0; i < n && !rc; i++) {
-        const json_t *o = json_array_get(nodes, (size_t)i);
         nrec *r = &p->nodes[i];
         char what[32];
-        snprintf(what, sizeof what, "node %d", i);
-        if (!json_is_object(o)) {
-            rc = xe_err_set(err, XE_EPARSE, "%s: %s must be an object", path, what);
+        const json_t *o = node_object(path, root, i, what, sizeof what, err);
+        if (!o) {
+            rc = XE_EPARSE;
             break;
         }
         const json_t *id = json_object_get(o, "id");
@@ -309,14 +315,11 @@ static int read_moccasin(const char *path, const json_t *root, graph_parts *p, x
     if (rc) return rc;
     p->name = graph_name(root);
 
-    const json_t *nodes = json_object_get(root, "nodes");
     for (int i = 0; i < n; i++) {
-        const json_t *o = json_array_get(nodes, (size_t)i);
         nrec *r = &p->nodes[i];
         char what[32];
-        snprintf(what, sizeof what, "node %d", i);
-        if (!json_is_object(o))
-            return xe_err_set(err, XE_EPARSE, "%s: %s must be an object", path, what);
+        const json_t *o = node_object(path, root, i, what, sizeof what, err);
+        if (!o) return XE_EPARSE;
         const json_t *nm = json_object_get(o, "name");
         if (!nm) return xe_err_set(err, XE_EPARSE, "%s: %s: missing field \"name\"", path, what);
         r->name = key_of(nm, r->num, sizeof r->num);

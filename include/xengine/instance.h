@@ -36,6 +36,12 @@ typedef struct xe_instance {
  * copies 0, budgets 0. On failure returns NULL and frees nothing of g. */
 xe_instance *xe_instance_new(xe_graph *g, int ndev);
 
+/* Checks what the planners rely on: every node runnable on at least one device, and
+ * every cost and copy cost finite and at most XE_MAX_COST seconds (CBC rejects
+ * objective coefficients near 1e25). XE_EINVAL naming the node otherwise. */
+#define XE_MAX_COST 1e12
+int xe_instance_validate(const xe_instance *in, xe_err *err);
+
 /* Frees the instance and its graph. NULL is a no-op. */
 void xe_instance_free(xe_instance *inst);
 

@@ -11,6 +11,11 @@
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 
+/* Whether the writers below could write path: not an existing non-regular file (they
+ * never replace a device, link or directory), and a writable directory. XE_EIO with
+ * the reason otherwise. Lets a caller refuse a bad output before long work. */
+int xe_io_check_writable(const char *path, xe_err *err);
+
 /* Reads a graph in any of the three schemas, detected from the content: xengine's own
  * ({"format": "xengine-graph", ...}), Checkmate node-link (nodes with cost_cpu/cost_ram)
  * and Moccasin node-link (nodes with out_cost/duration, links keyed "0"/"1",

@@ -32,8 +32,9 @@ int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o);
  * one-line error and returns the exit code; *out is NULL then. */
 int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out);
 
-/* Refuses an output path that exists as a non-regular file (device, directory, link)
- * or is the input file itself; prints the error and returns an exit code, 0 when fine. */
+/* Refuses, before any planning, an output path the writers could not write
+ * (xe_io_check_writable) or that is the input file itself; prints the error and returns
+ * an exit code, 0 when fine. */
 int xe_cli_check_output(const char *out, const char *input);
 
 /* Maps an XE_E* status to an exit code. */

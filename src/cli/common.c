@@ -67,22 +67,12 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
     if (rc) goto fail;
     g = NULL; /* owned by the instance now */
     if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
-    /* every node must run somewhere, and costs must stay in a range the solver handles */
-    for (int v = 0; v < (*out)->g->n; v++) {
-        int runs = 0;
-        for (int d = 0; d < (*out)->ndev; d++) {
-            double c = xe_cost(*out, v, d);
-            runs |= c >= 0;
-            for (int e = 0; e < (*out)->ndev; e++)
-                if (!(xe_copy_cost(*out, v, d, e) <= 1e12) || !(c <= 1e12)) {
-                    rc = xe_err_set(&err, XE_EINVAL, "%s: node %d (%s): a cost above 1e12 s", o->costs ? o->costs : o->graph, v, (*out)->g->nodes[v].name);
-                    goto fail;
-                }
-        }
-        if (!runs) {
-            rc = xe_err_set(&err, XE_EINVAL, "%s: node %d (%s) can run on no device", o->costs ? o->costs : o->graph, v, (*out)->g->nodes[v].name);
-            goto fail;
-        }
+    if ((rc = xe_instance_validate(*out, &err))) {
+        /* name the file the bad costs came from */
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        xe_err_set(&err, rc, "%s: %s", o->costs ? o->costs : o->graph, msg);
+        goto fail;
     }
     return XE_OK;
 fail:
@@ -96,19 +86,14 @@ fail:
 int xe_cli_check_output(const char *out, const char *input)
 {
     struct stat so, si;
-    if (!*out) {
-        fprintf(stderr, "xengine: error: -o: empty output path\n");
+    xe_err err = {{0}};
+    if (xe_io_check_writable(out, &err)) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
         return XE_EXIT_USAGE;
     }
-    if (lstat(out, &so) == 0) {
-        if (!S_ISREG(so.st_mode)) {
-            fprintf(stderr, "xengine: error: %s: exists and is not a regular file; refusing to replace it\n", out);
-            return XE_EXIT_USAGE;
-        }
-        if (stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-            fprintf(stderr, "xengine: error: %s: is the input graph; refusing to overwrite it\n", out);
-            return XE_EXIT_USAGE;
-        }
+    if (stat(out, &so) == 0 && stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+        fprintf(stderr, "xengine: error: %s: is the input graph; refusing to overwrite it\n", out);
+        return XE_EXIT_USAGE;
     }
     return XE_EXIT_OK;
 }

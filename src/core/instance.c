@@ -36,6 +36,27 @@ void xe_instance_free(xe_instance *in)
     free(in);
 }
 
+int xe_instance_validate(const xe_instance *in, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    for (int v = 0; v < g->n; v++) {
+        int runs = 0;
+        for (int d = 0; d < in->ndev; d++) {
+            double c = xe_cost(in, v, d);
+            runs |= c >= 0;
+            if (!(c <= XE_MAX_COST))
+                return xe_err_set(err, XE_EINVAL, "node %d (%s): cost on %s is not a number <= %g s", v,
+                                  g->nodes[v].name, in->dev[d].name, XE_MAX_COST);
+            for (int e = 0; e < in->ndev; e++)
+                if (e != d && !(xe_copy_cost(in, v, d, e) >= 0 && xe_copy_cost(in, v, d, e) <= XE_MAX_COST))
+                    return xe_err_set(err, XE_EINVAL, "node %d (%s): copy cost %s -> %s is not in [0, %g] s", v,
+                                      g->nodes[v].name, in->dev[d].name, in->dev[e].name, XE_MAX_COST);
+        }
+        if (!runs) return xe_err_set(err, XE_EINVAL, "node %d (%s) can run on no device", v, g->nodes[v].name);
+    }
+    return XE_OK;
+}
+
 int64_t xe_instance_norecompute_peak(const xe_graph *g)
 {
     /* Node v's output lives from step v to step last_use(v) (or just step v without

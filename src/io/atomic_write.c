@@ -34,9 +34,27 @@ static void sync_parent_dir(const char *path)
     free(dir);
 }
 
+int xe_io_check_writable(const char *path, xe_err *err)
+{
+    struct stat cur;
+    if (!*path) return xe_err_set(err, XE_EIO, "an empty path cannot be written");
+    /* rename() would replace a device, a symbolic link or a socket with a plain file */
+    if (lstat(path, &cur) == 0 && !S_ISREG(cur.st_mode))
+        return xe_err_set(err, XE_EIO, "%s: exists and is not a regular file; refusing to replace it", path);
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (access(dir, W_OK | X_OK) != 0)
+        return xe_err_set(err, XE_EIO, "%s: cannot write into %s: %s", path, dir, strerror(errno));
+    return XE_OK;
+}
+
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err)
 {
     static const char suffix[] = ".tmp.XXXXXX";
+    int rc = xe_io_check_writable(path, err);
+    if (rc) return rc;
     size_t plen = strlen(path);
     char *tmp = malloc(plen + sizeof suffix);
     if (!tmp) return xe_err_set(err, XE_ENOMEM, "%s: out of memory", path);

@@ -138,6 +138,63 @@ static void test_copy_not_worth_paying(void **state)
     copy_case(60.0, 203.0);
 }
 
+/* The same optimum through the child process (result and R/S/C matrices over a pipe). */
+static void test_isolated_solve_matches(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {10, 10, 10, 10, 10};
+    const int edges[] = {0, 1, 1, 2, 2, 3, 1, 3, 3, 4, 0, 4, -1};
+    xe_instance *in = make(5, mem, edges, 1);
+    in->dev[0].budget = 30; /* optimum 6, see test_chain_tight_budget */
+    xe_milp_opts o;
+    xe_milp_opts_default(&o);
+    o.rel_gap = 0;
+    o.isolate = 1;
+    xe_milp_result r;
+    xe_err err = {{0}};
+    assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+    assert_int_equal(r.status, XE_MILP_OPTIMAL);
+    assert_int_equal(r.killed, 0);
+    assert_true(fabs(r.objective - 6.0) < 1e-9);
+    assert_non_null(r.sol.R);
+    assert_int_equal(xe_stages_check(in, &r.sol, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &r.sol) - 6.0) < 1e-9);
+    xe_milp_result_clear(&r);
+    in->dev[0].budget = 29; /* infeasible: the proof comes back too */
+    assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+    assert_int_equal(r.status, XE_MILP_INFEASIBLE);
+    assert_null(r.sol.R);
+    xe_instance_free(in);
+}
+
+/* A 600-node training chain builds a model of ~10^6 columns, far more than the child
+ * can build and solve in 0.05 s + 1 s of grace: it is killed, no schedule, no error. */
+static void test_isolated_solve_killed(void **state)
+{
+    (void)state;
+    enum { F = 300, N = 2 * F };
+    int64_t mem[N];
+    int edges[2 * (N - 1) + 2 * F + 1], ne = 0;
+    for (int v = 0; v < N; v++) mem[v] = 10;
+    for (int v = 1; v < N; v++) edges[ne++] = v - 1, edges[ne++] = v;
+    for (int j = 1; j < F; j++) edges[ne++] = F - 1 - j, edges[ne++] = F + j; /* backward j reads forward */
+    edges[ne] = -1;
+    xe_instance *in = make(N, mem, edges, 1);
+    in->dev[0].budget = 300;
+    xe_milp_opts o;
+    xe_milp_opts_default(&o);
+    o.time_limit = 0.05;
+    o.isolate = 1;
+    xe_milp_result r;
+    xe_err err = {{0}};
+    assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+    assert_int_equal(r.killed, 1);
+    assert_int_equal(r.status, XE_MILP_NO_SOLUTION);
+    assert_null(r.sol.R);
+    assert_true(r.solve_time >= 1.0); /* it waited for the limit plus the grace */
+    xe_instance_free(in);
+}
+
 /* Checkmate's VGG16 (batch 256) on one device at 100% of the no-recomputation peak:
  * nothing needs recomputing, so the optimum is the plain sum of the node costs, gap 0. */
 static void test_vgg16_full_budget(void **state)
@@ -159,6 +216,8 @@ int main(void)
         cmocka_unit_test(test_skip_connection_needs_more),
         cmocka_unit_test(test_copy_worth_paying),
         cmocka_unit_test(test_copy_not_worth_paying),
+        cmocka_unit_test(test_isolated_solve_matches),
+        cmocka_unit_test(test_isolated_solve_killed),
         cmocka_unit_test(test_vgg16_full_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

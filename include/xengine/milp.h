@@ -16,6 +16,9 @@ typedef struct xe_milp_opts {
     int threads;       /* CBC threads, >= 1 (default 1) */
     int progress;      /* 1: one line on stderr at most every second while solving */
     const xe_stages *start; /* MIP start (must pass xe_stages_check), or NULL */
+    int isolate;       /* 1: solve in a child process killed at time_limit + grace
+                          (max(1 s, 10%)), since CBC checks its own limit only between
+                          phases and overruns it on large models (default 0) */
 } xe_milp_opts;
 
 typedef enum {
@@ -32,6 +35,7 @@ typedef struct xe_milp_result {
     double gap;        /* (objective - bound) / objective, 0 when optimal */
     double solve_time; /* wall seconds spent in CBC */
     int nvars, nrows, nints; /* model size */
+    int killed;        /* 1 when the isolated solve was stopped at the hard limit */
     xe_stages sol;     /* owned: the schedule found (zeroed when none); xe_stages_clear */
 } xe_milp_result;
 

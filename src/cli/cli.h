@@ -12,7 +12,7 @@ enum {
     XE_EXIT_USAGE = 1,      /* bad command line */
     XE_EXIT_INPUT = 2,      /* unreadable or invalid input file */
     XE_EXIT_INFEASIBLE = 3, /* no schedule fits the budget */
-    XE_EXIT_TIMEOUT = 4,    /* time limit reached without a schedule */
+    XE_EXIT_TIMEOUT = 4,    /* no schedule found, none proven impossible (time limit, heuristic only) */
     XE_EXIT_INTERNAL = 5    /* solver failure or a bug (a schedule the simulator rejects) */
 };
 

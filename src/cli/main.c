@@ -17,8 +17,8 @@ static void usage(FILE *f)
             "  simulate GRAPH SCHEDULE.json [options]   validate any schedule, print its summary\n"
             "\n"
             "Run 'xengine COMMAND --help' for the options of a command.\n"
-            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, 4 time limit without\n"
-            "a schedule, 5 internal or solver failure\n");
+            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget (proven), 4 no schedule\n"
+            "found (time limit or --heuristic-only) but none proven impossible, 5 internal error\n");
 }
 
 int main(int argc, char **argv)

@@ -38,8 +38,17 @@ static void help(FILE *f)
             "      --budget 80%% -o vgg16.json\n"
             "  xengine solve graph.json --devices devices.json --time-limit 30 -o plan.json\n"
             "\n"
-            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget (the message gives the\n"
-            "smallest budget known to work), 4 time limit without a schedule, 5 internal error\n");
+            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, proven (the message gives\n"
+            "the smallest budget known to work), 4 no schedule found and none proven impossible\n"
+            "(time limit, or --heuristic-only), 5 internal error\n");
+}
+
+/* A JSON number, or null where it is not finite (no bound known). */
+static const char *json_num(double x, char *buf, size_t cap)
+{
+    if (isfinite(x)) snprintf(buf, cap, "%.17g", x);
+    else snprintf(buf, cap, "null");
+    return buf;
 }
 
 static double now_s(void)
@@ -76,6 +85,7 @@ int xe_cli_solve(int argc, char **argv)
     xe_milp_opts mo;
     xe_milp_opts_default(&mo);
     mo.progress = 1;
+    mo.isolate = 1; /* hold CBC to the wall-clock limit */
     const char *out = NULL;
     int no_start = 0, heur_only = 0;
     for (int i = 1; i < argc; i++) {
@@ -190,8 +200,11 @@ int xe_cli_solve(int argc, char **argv)
                    mr.solve_time, xe_milp_status_str(mr.status));
         else
             printf("%-10s %14s %14.6g %9s %9.3f  %s\n", "milp", "-", mr.bound, "-", mr.solve_time,
-                   xe_milp_status_str(mr.status));
-        printf("           (model: %d variables, %d integer, %d rows)\n", mr.nvars, mr.nints, mr.nrows);
+                   mr.killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr.status));
+        if (mr.killed)
+            printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
+        else
+            printf("           (model: %d variables, %d integer, %d rows)\n", mr.nvars, mr.nints, mr.nrows);
         if (mr.sol.R && mr.objective <= heur_cost) {
             best = &mr.sol;
             best_name = "milp";
@@ -209,8 +222,9 @@ int xe_cli_solve(int argc, char **argv)
                     io.graph, mo.time_limit);
             code = XE_EXIT_TIMEOUT;
         } else {
-            report_infeasible(in, io.graph, "the greedy heuristic found no schedule");
-            code = XE_EXIT_INFEASIBLE;
+            fprintf(stderr, "xengine: error: %s: the greedy heuristic found no schedule (this proves nothing: "
+                            "run without --heuristic-only for the MILP, or raise the budget)\n", io.graph);
+            code = XE_EXIT_TIMEOUT;
         }
         goto done;
     }
@@ -232,13 +246,16 @@ int xe_cli_solve(int argc, char **argv)
         code = XE_EXIT_INTERNAL;
         goto done;
     }
-    char extra[512];
+    /* the bound holds for every stage schedule, so it bounds the written one too */
+    double bound = heur_only ? NAN : fmin(mr.bound, objective);
+    double gap = isfinite(bound) && objective > 0 ? (objective - bound) / objective : NAN;
+    char extra[512], jb[32], jg[32];
     snprintf(extra, sizeof extra,
-             "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %.17g, \"gap\": %.17g, "
+             "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %s, \"gap\": %s, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"}",
-             best_name, objective, mr.sol.R || mr.status == XE_MILP_NO_SOLUTION ? mr.bound : 0.0,
-             best == &mr.sol ? mr.gap : (isfinite(mr.bound) && objective > 0 ? (objective - mr.bound) / objective : 1.0),
-             heur_only ? t_heur : mr.solve_time, heur_only ? "skipped" : xe_milp_status_str(mr.status));
+             best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg),
+             heur_only ? t_heur : mr.solve_time,
+             heur_only ? "skipped" : mr.killed ? "stopped at the time limit" : xe_milp_status_str(mr.status));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "isolate.h"
 #include "model.h"
 #include "xengine/milp.h"
 
@@ -19,6 +20,7 @@ void xe_milp_opts_default(xe_milp_opts *o)
     o->threads = 1;
     o->progress = 0;
     o->start = NULL;
+    o->isolate = 0;
 }
 
 const char *xe_milp_status_str(xe_milp_status s)
@@ -105,7 +107,7 @@ static int to_csc(const xe_model *m, int **start, int **index, double **value)
     return 0;
 }
 
-int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err)
+static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err)
 {
     memset(res, 0, sizeof *res);
     res->objective = INFINITY;
@@ -231,4 +233,10 @@ done:
     free(x0);
     xe_model_clear(&m);
     return rc;
+}
+
+int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err)
+{
+    if (!o->isolate) return solve_here(in, o, res, err);
+    return xe_milp_isolated(in, o, solve_here, res, err);
 }

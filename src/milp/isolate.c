@@ -1,0 +1,153 @@
+/* A solve in a child process: the only way to hold CBC to a wall-clock limit, since its
+ * own limit is checked between phases (preprocessing and the root LP of a 100k-column
+ * model can take minutes). The child writes a fixed header and, with a schedule, the
+ * R, S and C matrices to a pipe; the parent waits with a deadline. */
+#include "isolate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct wire {
+    int rc, status, has_sol, nvars, nrows, nints;
+    double objective, bound, gap, solve_time;
+    char msg[512];
+} wire;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+    const char *c = p;
+    while (len) {
+        ssize_t k = write(fd, c, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Reads len bytes before the deadline; -1 on EOF, error or time out (*late set). */
+static int read_all(int fd, void *p, size_t len, double deadline, int *late)
+{
+    char *c = p;
+    while (len) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            *late = 1;
+            return -1;
+        }
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, (int)(left * 1000.0) + 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) continue; /* time-out is caught at the loop head */
+        ssize_t k = read(fd, c, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn solve, int fd)
+{
+    xe_milp_result r;
+    xe_err e = {{0}};
+    wire w;
+    memset(&w, 0, sizeof w);
+    w.rc = solve(in, o, &r, &e);
+    w.status = (int)r.status;
+    w.objective = r.objective;
+    w.bound = r.bound;
+    w.gap = r.gap;
+    w.solve_time = r.solve_time;
+    w.nvars = r.nvars;
+    w.nrows = r.nrows;
+    w.nints = r.nints;
+    w.has_sol = w.rc == XE_OK && r.sol.R != NULL;
+    memcpy(w.msg, e.msg, sizeof w.msg);
+    size_t nn = (size_t)in->g->n * (size_t)in->g->n * (size_t)in->ndev;
+    int bad = write_all(fd, &w, sizeof w);
+    if (!bad && w.has_sol)
+        bad = write_all(fd, r.sol.R, nn) || write_all(fd, r.sol.S, nn) || write_all(fd, r.sol.C, nn * (size_t)in->ndev);
+    _exit(bad ? 1 : 0);
+}
+
+int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn solve,
+                     xe_milp_result *res, xe_err *err)
+{
+    memset(res, 0, sizeof *res);
+    res->objective = INFINITY;
+    res->bound = -INFINITY;
+    res->gap = INFINITY;
+    int fds[2];
+    if (pipe(fds) != 0) return xe_err_set(err, XE_ESOLVER, "cannot create a pipe for the solver: %s", strerror(errno));
+    fflush(NULL);
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return xe_err_set(err, XE_ESOLVER, "cannot start the solver process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(in, o, solve, fds[1]);
+    }
+    close(fds[1]);
+    double deadline = t0 + o->time_limit + fmax(1.0, 0.1 * o->time_limit);
+    int late = 0, rc = XE_OK;
+    wire w;
+    if (read_all(fds[0], &w, sizeof w, deadline, &late) == 0) {
+        res->status = (xe_milp_status)w.status;
+        res->objective = w.objective;
+        res->bound = w.bound;
+        res->gap = w.gap;
+        res->solve_time = w.solve_time;
+        res->nvars = w.nvars;
+        res->nrows = w.nrows;
+        res->nints = w.nints;
+        rc = w.rc;
+        if (rc) xe_err_set(err, rc, "%s", w.msg);
+        if (rc == XE_OK && w.has_sol) {
+            size_t nn = (size_t)in->g->n * (size_t)in->g->n * (size_t)in->ndev;
+            if (xe_stages_init(&res->sol, in->g->n, in->ndev)) {
+                rc = xe_err_set(err, XE_ENOMEM, "out of memory reading the solver's schedule");
+            } else if (read_all(fds[0], res->sol.R, nn, deadline + 5, &late) ||
+                       read_all(fds[0], res->sol.S, nn, deadline + 5, &late) ||
+                       read_all(fds[0], res->sol.C, nn * (size_t)in->ndev, deadline + 5, &late) ||
+                       xe_stages_check(in, &res->sol, err)) {
+                xe_stages_clear(&res->sol);
+                rc = xe_err_set(err, XE_ESOLVER, "the solver process returned an unusable schedule");
+            }
+        }
+    } else if (late) {
+        res->killed = 1;
+        res->status = XE_MILP_NO_SOLUTION;
+    } else {
+        rc = xe_err_set(err, XE_ESOLVER, "the solver process ended without an answer");
+    }
+    close(fds[0]);
+    if (late || rc) kill(pid, SIGKILL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (res->killed) res->solve_time = now_s() - t0;
+    return rc;
+}

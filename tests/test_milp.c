@@ -195,6 +195,37 @@ static void test_isolated_solve_killed(void **state)
     xe_instance_free(in);
 }
 
+/* Six devices with the greedy schedule as MIP start: CBC 2.10 rejects such starts
+ * without searching ("Illegal index ... getColumnName"); the planner must still prove the
+ * same optimum as without a start. Tight chain of test_chain_tight_budget on six
+ * identical devices (budget 30 each, copies cost 1): keeping x1 on the device costs
+ * nothing but does not fit; recomputing it costs 1, offloading it 2 copies = 2; so 6. */
+static void test_six_devices_with_start(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {10, 10, 10, 10, 10};
+    const int edges[] = {0, 1, 1, 2, 2, 3, 1, 3, 3, 4, 0, 4, -1};
+    xe_instance *in = make(5, mem, edges, 6);
+    for (int d = 0; d < 6; d++) in->dev[d].budget = 30;
+    for (int v = 0; v < 5; v++)
+        for (int d = 0; d < 6; d++)
+            for (int e = 0; e < 6; e++) in->copy[(v * 6 + d) * 6 + e] = d == e ? 0.0 : 1.0;
+    xe_err err = {{0}};
+    xe_stages start = {0};
+    assert_int_equal(xe_heur_greedy(in, &start, &err), XE_OK);
+    xe_milp_opts o;
+    xe_milp_opts_default(&o);
+    o.rel_gap = 0;
+    o.start = &start;
+    xe_milp_result r;
+    assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+    assert_int_equal(r.status, XE_MILP_OPTIMAL);
+    assert_true(fabs(r.objective - 6.0) < 1e-9);
+    xe_milp_result_clear(&r);
+    xe_stages_clear(&start);
+    xe_instance_free(in);
+}
+
 /* Checkmate's VGG16 (batch 256) on one device at 100% of the no-recomputation peak:
  * nothing needs recomputing, so the optimum is the plain sum of the node costs, gap 0. */
 static void test_vgg16_full_budget(void **state)
@@ -218,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_copy_not_worth_paying),
         cmocka_unit_test(test_isolated_solve_matches),
         cmocka_unit_test(test_isolated_solve_killed),
+        cmocka_unit_test(test_six_devices_with_start),
         cmocka_unit_test(test_vgg16_full_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

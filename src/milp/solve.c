@@ -199,6 +199,25 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         res->status = XE_MILP_INFEASIBLE;
         goto done;
     }
+    if ((!have || !x) && o->start && !Cbc_isSecondsLimitReached(cbc) && o->time_limit - res->solve_time > 0.1) {
+        /* CBC 2.10 sometimes gives up on a MIP start without searching at all (seen with
+         * six or more devices: "Illegal index ... in ClpModel::getColumnName"): search
+         * once more without it, in the time left. */
+        xe_milp_opts again = *o;
+        again.start = NULL;
+        again.time_limit = o->time_limit - res->solve_time;
+        double spent = res->solve_time;
+        if (cbc) Cbc_deleteModel(cbc);
+        cbc = NULL;
+        free(start);
+        free(index);
+        free(value);
+        free(x0);
+        xe_model_clear(&m);
+        rc = solve_here(in, &again, res, err);
+        res->solve_time += spent;
+        return rc;
+    }
     if (!have || !x) {
         res->status = XE_MILP_NO_SOLUTION;
         res->bound = best;

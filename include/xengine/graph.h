@@ -12,6 +12,10 @@
 
 #include "xengine/error.h"
 
+/* Largest size of one tensor and of all tensors together, in bytes (2^53, 8 PiB: exact
+ * in a double, and sums of sizes cannot overflow int64_t). */
+#define XE_MAX_BYTES (INT64_C(1) << 53)
+
 typedef struct xe_node {
     char *name;        /* owned, never NULL */
     char *op;          /* operator type ("Conv", "Relu", ... or "unknown"); owned */
@@ -45,7 +49,7 @@ xe_graph *xe_graph_new(const char *name);
 void xe_graph_free(xe_graph *g);
 
 /* Appends a node; returns its index (>= 0) or a negative XE_E* code:
- * XE_EINVAL for mem < 0, param_mem < 0, cost < 0 or NaN, or a graph already finalized;
+ * XE_EINVAL for mem or param_mem < 0 or > XE_MAX_BYTES, cost < 0, NaN or infinite, or a graph already finalized;
  * XE_ENOMEM. name and op are copied (op NULL means "unknown"). */
 int xe_graph_add_node(xe_graph *g, const char *name, const char *op, int backward,
                       int64_t mem, int64_t param_mem, double cost, xe_err *err);
@@ -56,7 +60,8 @@ int xe_graph_add_edge(xe_graph *g, int u, int v, xe_err *err);
 
 /* Checks and indexes the graph: rejects self-loops and cycles (XE_EINVAL, naming a node
  * on the cycle), and edges u -> v with u > v that do not form a cycle (XE_EINVAL: "not in
- * topological order"); merges duplicate edges; builds pred/succ CSR. Idempotent. */
+ * topological order"); a total of mem above XE_MAX_BYTES (XE_EINVAL); merges
+ * duplicate edges; builds pred/succ CSR. Idempotent. */
 int xe_graph_finalize(xe_graph *g, xe_err *err);
 
 /* Number of inputs / users of v (finalized graph). */

@@ -64,7 +64,12 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
         r.budget_frac[0] = frac;
     }
     rc = xe_instance_from_recipe(g, &r, out, &err);
-    if (rc) goto fail;
+    if (rc) {
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        xe_err_set(&err, rc, "%s%s: %s", o->budget ? "--budget " : "", o->budget ? o->budget : dev, msg);
+        goto fail;
+    }
     g = NULL; /* owned by the instance now */
     if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
     if ((rc = xe_instance_validate(*out, &err))) {

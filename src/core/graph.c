@@ -47,6 +47,8 @@ int xe_graph_add_node(xe_graph *g, const char *name, const char *op, int backwar
                       int64_t mem, int64_t param_mem, double cost, xe_err *err)
 {
     if (g->finalized) return xe_err_set(err, XE_EINVAL, "graph is finalized; cannot add node %s", name);
+    if (mem > XE_MAX_BYTES || param_mem > XE_MAX_BYTES)
+        return xe_err_set(err, XE_EINVAL, "node %d (%s): size above 2^53 bytes", g->n, name);
     if (mem < 0) return xe_err_set(err, XE_EINVAL, "node %d (%s): negative output size %lld", g->n, name, (long long)mem);
     if (param_mem < 0) return xe_err_set(err, XE_EINVAL, "node %d (%s): negative parameter size %lld", g->n, name, (long long)param_mem);
     if (!(cost >= 0.0) || isinf(cost)) return xe_err_set(err, XE_EINVAL, "node %d (%s): cost must be a finite number >= 0", g->n, name);
@@ -121,6 +123,12 @@ static int cmp_edge(const void *a, const void *b)
 int xe_graph_finalize(xe_graph *g, xe_err *err)
 {
     if (g->finalized) return XE_OK;
+    int64_t total = 0;
+    for (int v = 0; v < g->n; v++) {
+        total += g->nodes[v].mem; /* each <= 2^53: no overflow before the check below */
+        if (total > XE_MAX_BYTES)
+            return xe_err_set(err, XE_EINVAL, "the node outputs add up to more than 2^53 bytes");
+    }
     for (int e = 0; e < g->m; e++)
         if (g->esrc[e] == g->edst[e])
             return xe_err_set(err, XE_EINVAL, "self-loop on node %d (%s): a cycle", g->esrc[e], g->nodes[g->esrc[e]].name);

@@ -140,8 +140,13 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
         }
         memcpy(in->dev[d].name, r->name[d], sizeof in->dev[d].name);
         in->dev[d].kind = r->kind[d];
-        in->dev[d].budget = r->budget_bytes[d] > 0 ? r->budget_bytes[d]
-                                                   : (int64_t)floor(r->budget_frac[d] * (double)peak);
+        double b = r->budget_bytes[d] > 0 ? (double)r->budget_bytes[d] : floor(r->budget_frac[d] * (double)peak);
+        if (!(b <= 9e18)) {
+            in->g = NULL;
+            xe_instance_free(in);
+            return xe_err_set(err, XE_EINVAL, "device %s: budget above 9e18 bytes", r->name[d]);
+        }
+        in->dev[d].budget = (int64_t)b;
         for (int v = 0; v < g->n; v++)
             in->cost[(int64_t)v * r->ndev + d] = g->nodes[v].cost * r->time_unit / r->speed[d];
     }

@@ -52,6 +52,11 @@ cmp -s tests/data/tiny_graph.json "$tmp/in.json" || { fails=$((fails + 1)); echo
 printf '{"format":"xengine-costs","compute":{"conv1":{"gpu":null,"cpu":null}}}' > "$tmp/nowhere.json"
 expect runs-nowhere 2 "can run on no device" -- solve tests/data/tiny_graph.json --costs "$tmp/nowhere.json" -o "$tmp/out.json"
 
+# sizes that would overflow 64-bit sums are refused where they enter
+expect budget-overflow 2 "budget 1e30%: device gpu: budget above 9e18 bytes" -- solve tests/data/tiny_graph.json --budget 1e30% -o "$tmp/out.json"
+sed 's/"mem": 1000, "param_mem": 64/"mem": 9223372036854775807, "param_mem": 64/' tests/data/tiny_graph.json > "$tmp/huge.json"
+expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$tmp/huge.json" -o "$tmp/out.json"
+
 # a valid solve, then simulate must accept what solve wrote, and reject a tampered copy
 "$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 -q -o "$tmp/good.json" >/dev/null 2>&1
 if [ $? -eq 0 ] && [ -f "$tmp/good.json" ] && "$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 3000 >/dev/null 2>&1; then

@@ -53,6 +53,15 @@ int xe_stages_check(const xe_instance *in, const xe_stages *st, xe_err *err);
 /* Objective of the stage schedule: sum of R * cost + C * copy cost, in seconds. */
 double xe_stages_cost(const xe_instance *in, const xe_stages *st);
 
+/* Removes what nothing uses, to a fixpoint: a recomputation R[t][i][d] (i < t), an
+ * incoming copy C[t][i][e][d] or a checkpoint S[t][i][d] whose tensor no later step of
+ * stage t reads on d (no user computed on d, no copy out of d) and stage t+1 does not
+ * keep on d. The first computation R[t][t] is never removed. Cost and every U can only
+ * go down, so valid matrices stay valid (zero-cost nodes otherwise invite pointless
+ * recomputations that the objective does not see). Returns the number of entries
+ * removed. */
+int xe_stages_prune(const xe_instance *in, xe_stages *st);
+
 /* Turns valid stage matrices into an event list (appended to out): per stage, per step k,
  * computes of k, then copies of k, then frees of every tensor with no later use in the
  * stage that stage t+1 does not keep; at the stage end, frees whatever t+1 does not keep.

@@ -182,6 +182,37 @@ double xe_stages_cost(const xe_instance *in, const xe_stages *st)
     return c;
 }
 
+/* 1 when stage t needs i on d after i's own step: a user computed on d, a copy out of
+ * d, or stage t+1 keeping it there. */
+static int needed_on(const xe_graph *g, const xe_stages *st, int t, int i, int d)
+{
+    return keep_next(st, t, i, d) || cout_(st, t, i, d) || used_later(g, st, t, i, i, d);
+}
+
+int xe_stages_prune(const xe_instance *in, xe_stages *st)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev, removed = 0, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (int t = n - 1; t >= 0; t--)
+            for (int i = t - 1; i >= 0; i--) /* users before their inputs */
+                for (int d = 0; d < D; d++) {
+                    if (!presence(st, t, i, d) || needed_on(g, st, t, i, d)) continue;
+                    uint8_t *r = xe_R(st, t, i, d), *s = xe_S(st, t, i, d);
+                    removed += *r + *s;
+                    *r = *s = 0;
+                    for (int e = 0; e < D; e++)
+                        if (e != d && *xe_C(st, t, i, e, d)) {
+                            *xe_C(st, t, i, e, d) = 0;
+                            removed++;
+                        }
+                    changed = 1;
+                }
+    }
+    return removed;
+}
+
 /* Last step of stage t that touches i on d (its own step when computed, copied in or
  * out there; a user's step when that user runs on d), or -1. */
 static int last_touch(const xe_graph *g, const xe_stages *st, int t, int i, int d)

@@ -228,6 +228,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         rc = xe_err_set(err, XE_ENOMEM, "out of memory reading the solution");
         goto done;
     }
+    xe_stages_prune(in, &res->sol); /* drop computes nothing reads (zero-cost nodes) */
     rc = xe_stages_check(in, &res->sol, err);
     if (rc) {
         rc = xe_err_set(err, XE_ESOLVER, "CBC's solution fails the stage check (numerical trouble): %s", err ? err->msg : "");

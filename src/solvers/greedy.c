@@ -628,6 +628,7 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
                         fail_t, g->nodes[fail_t].name, passes);
     } else {
         xe_err e2;
+        xe_stages_prune(in, out); /* drop computes nothing reads */
         int crc = xe_stages_check(in, out, &e2);
         if (crc) rc = xe_err_set(err, XE_EINTERNAL, "greedy: produced an invalid schedule (bug): %s", e2.msg);
     }

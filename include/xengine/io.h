@@ -43,6 +43,11 @@ int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err);
 int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_schedule *s,
                          const xe_sim_result *sum, const char *extra_json, xe_err *err);
 
+/* The budgets a schedule file states for the instance's devices ("devices" list, key
+ * "budget"): budget[d] in bytes, or -1 where the file states none. */
+int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
+                                xe_err *err);
+
 /* Reads a schedule written by xe_io_write_schedule (or by hand) for instance in:
  * node indices must exist and match names when both are given; device names must
  * exist. Events are appended to out. */

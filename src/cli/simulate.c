@@ -63,7 +63,14 @@ int xe_cli_simulate(int argc, char **argv)
         fprintf(stderr, "xengine: error: %s\n", err.msg);
     }
     if (rc == XE_OK) {
+        int64_t stated[XE_MAX_DEV];
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
+        if (xe_io_read_schedule_budgets(path, in, stated, &err) == XE_OK)
+            for (int d = 0; d < in->ndev; d++)
+                if (stated[d] >= 0 && stated[d] != in->dev[d].budget)
+                    printf("note: the file states a budget of %lld B for %s; it was checked against %lld B "
+                           "(--devices/--budget)\n",
+                           (long long)stated[d], in->dev[d].name, (long long)in->dev[d].budget);
         xe_cli_print_summary(in, &r);
     }
     xe_schedule_clear(&s);

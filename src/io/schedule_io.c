@@ -250,6 +250,26 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
     return XE_OK;
 }
 
+int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
+                                xe_err *err)
+{
+    for (int d = 0; d < XE_MAX_DEV; d++) budget[d] = -1;
+    json_t *root;
+    int rc = xe_json_load(path, &root, err);
+    if (rc) return rc;
+    rc = check_devices(path, root, in, err);
+    const json_t *devs = json_object_get(root, "devices");
+    for (size_t k = 0; !rc && json_is_array(devs) && k < json_array_size(devs); k++) {
+        const json_t *o = json_array_get(devs, k);
+        const json_t *b = json_object_get(o, "budget");
+        int64_t v;
+        if (b && xe_json_as_int(b, 0, INT64_MAX, &v) == 0)
+            budget[find_dev(in, json_string_value(json_object_get(o, "name")))] = v;
+    }
+    json_decref(root);
+    return rc;
+}
+
 int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
                         xe_err *err)
 {

@@ -64,6 +64,13 @@ if [ $? -eq 0 ] && [ -f "$tmp/good.json" ] && "$xe" simulate tests/data/tiny_gra
 else
   fails=$((fails + 1)); echo "FAIL solve-then-simulate"
 fi
+# checked against another budget than the one it states: valid, and it says so
+if "$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 5000 2>/dev/null |
+   grep -q "file states a budget of 3000 B for gpu; it was checked against 5000 B"; then
+  passes=$((passes + 1)); echo "ok   sim-states-budget"
+else
+  fails=$((fails + 1)); echo "FAIL sim-states-budget"
+fi
 # the same schedule under a smaller budget must be rejected by the simulator
 expect sim-overflow 2 "memory on gpu would be" -- simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 2500
 

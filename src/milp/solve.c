@@ -57,10 +57,12 @@ static _Thread_local progress *tls_progress;
 
 static void progress_line(progress *p)
 {
-    double gap = isfinite(p->incumbent) && p->incumbent > 0 && isfinite(p->bound)
-                     ? (p->incumbent - p->bound) / p->incumbent * 100.0 : INFINITY;
-    fprintf(stderr, "[milp] %7.1fs  incumbent %-12.6g bound %-12.6g gap %6.2f%%\n",
-            now_s() - p->t0, p->incumbent, p->bound, gap);
+    char inc[32] = "-", bnd[32] = "-", gap[32] = "-";
+    if (isfinite(p->incumbent)) snprintf(inc, sizeof inc, "%.6g", p->incumbent);
+    if (isfinite(p->bound)) snprintf(bnd, sizeof bnd, "%.6g", p->bound);
+    if (isfinite(p->incumbent) && isfinite(p->bound) && p->incumbent > 0)
+        snprintf(gap, sizeof gap, "%.2f%%", (p->incumbent - p->bound) / p->incumbent * 100.0);
+    fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", now_s() - p->t0, inc, bnd, gap);
 }
 
 static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *dvec, int nint,

@@ -15,7 +15,7 @@ int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
                                                 : NULL;
     if (!slot) return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "xengine: %s needs a value\n", a);
+        fprintf(stderr, "xengine %s: %s needs a value\n", argv[0], a);
         return -1;
     }
     *slot = argv[++*i];

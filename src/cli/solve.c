@@ -102,8 +102,12 @@ int xe_cli_solve(int argc, char **argv)
             heur_only = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             mo.progress = 0;
-        } else if (i + 1 < argc && (!strcmp(a, "--time-limit") || !strcmp(a, "--gap") || !strcmp(a, "--threads") ||
-                                    !strcmp(a, "-o") || !strcmp(a, "--output"))) {
+        } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--gap") || !strcmp(a, "--threads") ||
+                   !strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine solve: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
             const char *v = argv[++i];
             char *end;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
@@ -117,9 +121,12 @@ int xe_cli_solve(int argc, char **argv)
             }
             if (!strcmp(a, "--time-limit")) mo.time_limit = x;
             else if (!strcmp(a, "--gap")) mo.rel_gap = x;
-            else mo.threads = (int)x;
+            else if (x != floor(x) || x < 1 || x > 64) {
+                fprintf(stderr, "xengine solve: --threads: '%s' is not a whole number from 1 to 64\n", v);
+                return XE_EXIT_USAGE;
+            } else mo.threads = (int)x;
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine solve: unknown or incomplete option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine solve: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = a;

@@ -41,6 +41,9 @@ expect below-footprint 3 "infeasible.*at least 2.93 KiB (3000 B)" -- solve tests
 expect bad-budget 2 "--budget.*not a size" -- solve tests/data/tiny_graph.json --budget lots -o "$tmp/out.json"
 expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --devices "$d/bad_budget.json" -o "$tmp/out.json"
 expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"
+expect missing-value 1 "time-limit needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --time-limit
+expect budget-missing-value 1 "solve: --budget needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --budget
+expect fractional-threads 1 "threads: '1.5' is not a whole number" -- solve tests/data/tiny_graph.json --threads 1.5 -o "$tmp/out.json"
 expect sim-unknown-device 2 "schedule_unknown_device.json" -- simulate tests/data/tiny_graph.json "$d/schedule_unknown_device.json"
 
 # -o must never replace a device file or the input graph

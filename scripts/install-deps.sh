@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages xengine builds and tests with (idempotent).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config coinor-libcbc-dev libjansson-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config coinor-libcbc-dev libjansson-dev libcmocka-dev
+      libprotobuf-c-dev protobuf-c-compiler libonnx-dev libdnnl-dev gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

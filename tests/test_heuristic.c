@@ -442,6 +442,82 @@ static void test_greedy_tiny_instances(void **state)
                   compared, 100 * gap / compared);
 }
 
+/* The portfolio (xe_heur_best) from the minimum budget upward, on 200 random tiny
+ * instances (1 and 2 devices, copy costs on half): the exact minimum stage budget B* of
+ * device 0 (the others as drawn) is found by brute force, scanning up from the largest
+ * footprint; at B*, B*+1, B*+3, halfway to the sum of all sizes and at that sum, every
+ * schedule the portfolio returns is valid (simulator) and never cheaper than the
+ * stage optimum; on one device it always succeeds from min(no-recomputation peak,
+ * recompute-all peak) up (docs/heuristic.md, "Minimum budget"). Success rates and the
+ * mean gap are printed. */
+static void test_portfolio_from_min_budget(void **state)
+{
+    (void)state;
+    int tried[2] = {0, 0}, found[2] = {0, 0}, at_min = 0, at_min_ok = 0, compared = 0, optimal = 0;
+    double gap = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        int ndev = 1 + (int)(seed % 2), n = ndev == 1 ? 3 + (int)(seed % 5) : 3 + (int)(seed % 4);
+        xe_instance *in = xe_test_random_instance(seed + 1000, n, ndev, (int)(seed % 2));
+        assert_non_null(in);
+        xe_err err;
+        int64_t total = xe_graph_total_mem(in->g), lo = 0;
+        assert_int_equal(xe_budget_range(in, 0, &lo, NULL, &err), XE_OK);
+        double opt = 0;
+        int64_t bstar = -1;
+        for (int64_t b = lo; b <= total + xe_instance_min_footprint(in->g); b++) {
+            in->dev[0].budget = b;
+            int rc = xe_bf_stage_solve(in, &opt, NULL, &err);
+            assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+            if (rc == XE_OK) {
+                bstar = b;
+                break;
+            }
+        }
+        if (bstar < 0) { /* the other devices' budgets make it infeasible */
+            xe_instance_free(in);
+            continue;
+        }
+        int64_t guarantee = INT64_MAX;
+        if (ndev == 1) {
+            xe_stages st;
+            int64_t pk = 0;
+            in->dev[0].budget = INT64_MAX / 4;
+            int rc = xe_heur_recompute_all(in, 0, &st, &pk, &err);
+            assert_int_equal(rc, XE_OK);
+            xe_stages_clear(&st);
+            guarantee = xe_instance_norecompute_peak(in->g) < pk ? xe_instance_norecompute_peak(in->g) : pk;
+        }
+        int64_t budgets[5] = {bstar, bstar + 1, bstar + 3, (bstar + total) / 2, total};
+        for (int k = 0; k < 5; k++) {
+            if (k > 0 && budgets[k] <= budgets[k - 1]) continue;
+            in->dev[0].budget = budgets[k];
+            assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
+            xe_stages st;
+            int rc = xe_heur_best(in, &st, NULL, &err);
+            assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+            tried[ndev - 1]++;
+            if (k == 0) at_min++;
+            if (budgets[k] >= guarantee) assert_int_equal(rc, XE_OK);
+            if (rc != XE_OK) continue;
+            found[ndev - 1]++;
+            if (k == 0) at_min_ok++;
+            assert_valid(in, &st);
+            double c = xe_stages_cost(in, &st);
+            assert_true(c >= opt - 1e-9 * fmax(1.0, opt));
+            gap += c / opt - 1;
+            optimal += c <= opt * (1 + 1e-9);
+            compared++;
+            xe_stages_clear(&st);
+        }
+        xe_instance_free(in);
+    }
+    assert_true(compared > 300);
+    print_message("portfolio from the minimum stage budget up: schedules on %d of %d cases (1 device), %d of %d (2 "
+                  "devices); at the exact minimum %d of %d; optimal on %d of %d, mean gap to the stage optimum "
+                  "%.2f%%\n",
+                  found[0], tried[0], found[1], tried[1], at_min_ok, at_min, optimal, compared, 100 * gap / compared);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -475,6 +551,16 @@ static void test_greedy_large_training(void **state)
             assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
             print_message("1000-node training chain, %d dev, %d%% of peak: greedy %.3f s, cost / checkpoint-all = %.3f\n",
                           ndev, pct, dt, xe_stages_cost(in, &st) / base);
+            xe_stages_clear(&st);
+            /* the portfolio: greedy, checkpoint-all, recompute-all (timed, not asserted) */
+            const char *which = NULL;
+            t0 = now();
+            rc = xe_heur_best(in, &st, &which, &err);
+            dt = now() - t0;
+            assert_int_equal(rc, XE_OK);
+            assert_valid(in, &st);
+            print_message("  portfolio %.3f s (%s), cost / checkpoint-all = %.3f\n", dt, which,
+                          xe_stages_cost(in, &st) / base);
             xe_stages_clear(&st);
         }
         xe_instance_free(in);
@@ -532,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_greedy_random_training),
         cmocka_unit_test(test_greedy_long_edge_dags),
         cmocka_unit_test(test_greedy_tiny_instances),
+        cmocka_unit_test(test_portfolio_from_min_budget),
         cmocka_unit_test(test_greedy_large_training),
         cmocka_unit_test(test_greedy_vgg16),
     };

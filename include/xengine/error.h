@@ -2,7 +2,8 @@
  *
  * Every fallible function returns an int status: XE_OK (0) on success or one of the
  * negative XE_E* codes below, and, when given a non-NULL xe_err, writes one line
- * (no trailing newline) naming the file or object and the problem. */
+ * (no trailing newline) naming the file or object and the problem; xe_err_set replaces
+ * control characters quoted from input (a newline in a name) as \n or \xHH. */
 #ifndef XENGINE_ERROR_H
 #define XENGINE_ERROR_H
 

@@ -77,6 +77,12 @@ typedef struct xe_recipe {
     double time_unit;                /* seconds per unit of node.cost, > 0 */
     double bandwidth;                /* bytes per second between any two devices, > 0 */
     double latency;                  /* seconds per copy, >= 0 */
+    /* Device specifications for the analytic cost model of network graphs
+     * (include/xengine/cost.h), used when peak_flops[d] > 0; 0 = the preset of the
+     * device's kind. Not used for graphs read from files (their nodes carry a cost). */
+    double peak_flops[XE_MAX_DEV];      /* FLOP/s, fp32 */
+    double mem_bandwidth[XE_MAX_DEV];   /* bytes/s */
+    double launch_overhead[XE_MAX_DEV]; /* seconds per operator */
 } xe_recipe;
 
 /* Built-in recipes. "gpu": one GPU. "gpu+cpu": the GPU (speed 1) and a host CPU (speed

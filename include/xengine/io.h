@@ -7,6 +7,8 @@
 #ifndef XENGINE_IO_H
 #define XENGINE_IO_H
 
+#include <stddef.h>
+
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
@@ -15,6 +17,12 @@
  * never replace a device, link or directory), and a writable directory. XE_EIO with
  * the reason otherwise. Lets a caller refuse a bad output before long work. */
 int xe_io_check_writable(const char *path, xe_err *err);
+
+/* Writes len bytes of data to path the way every writer here does: PATH.tmp.XXXXXX in
+ * the same directory, fsync, rename over path. On failure the temporary file is removed,
+ * path is left as it was and XE_EIO (message starting with path) is returned. Used for
+ * the plot data and scripts of `xengine plot`. */
+int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err);
 
 /* Reads a graph in any of the three schemas, detected from the content: xengine's own
  * ({"format": "xengine-graph", ...}), Checkmate node-link (nodes with cost_cpu/cost_ram)

@@ -19,6 +19,22 @@ typedef struct xe_milp_opts {
     int isolate;       /* 1: solve in a child process killed at time_limit + grace
                           (max(1 s, 10%)), since CBC checks its own limit only between
                           phases and overruns it on large models (default 0) */
+    /* Window solve for large-neighbourhood search (docs/lns.md): when fix is non-NULL
+     * (it must pass xe_stages_check), every R, S and C of the stages outside
+     * [fix_t0, fix_t1) is fixed to fix's value (and U, FREE of the stages outside
+     * [fix_t0 - 1, fix_t1) to the values fix implies); those columns are substituted
+     * out before CBC sees the model. fix also serves as the MIP start. The result is a
+     * schedule of the whole instance; res->bound is then only a bound for this window
+     * (default NULL: solve the whole model). */
+    const xe_stages *fix;
+    int fix_t0, fix_t1;
+    const uint8_t *free_nodes; /* with fix: [n] flags, or NULL; R, S, C of a flagged node
+                          stay free in every stage (and FREE of the flagged node or of a
+                          flagged user, U of every stage with a free column), so that
+                          [fix_t0, fix_t1) may then be empty (default NULL) */
+    int relax;         /* 1: solve the LP relaxation only; res->bound is its optimum
+                          (a lower bound on the stage-class optimum), no schedule,
+                          status XE_MILP_NO_SOLUTION, or XE_MILP_INFEASIBLE (default 0) */
 } xe_milp_opts;
 
 typedef enum {
@@ -34,6 +50,11 @@ typedef struct xe_milp_result {
     double bound;      /* seconds: proven lower bound on the stage-structured optimum */
     double gap;        /* (objective - bound) / objective, 0 when optimal */
     double solve_time; /* wall seconds spent in CBC */
+    double time_best;  /* wall seconds from the start of Cbc_solve until the returned
+                          schedule's objective was first reached (0 when it is the MIP
+                          start; solve_time when unknown) */
+    double time_first; /* wall seconds from the start of Cbc_solve to CBC's first
+                          schedule (0 with a MIP start; solve_time when unknown) */
     int nvars, nrows, nints; /* model size */
     int killed;        /* 1 when the isolated solve was stopped at the hard limit */
     xe_stages sol;     /* owned: the schedule found (zeroed when none); xe_stages_clear */

@@ -94,6 +94,7 @@ typedef struct xe_op {
     /* attributes (ONNX defaults when absent) */
     int64_t kernel[2], stride[2], dilation[2];
     int64_t pad[4];          /* top, left, bottom, right */
+    int64_t output_padding[2]; /* ConvTranspose: extra rows/columns at the end (default 0) */
     int64_t group;
     int ceil_mode, count_include_pad;
     int trans_a, trans_b;
@@ -118,8 +119,8 @@ xe_net *xe_net_new(const char *name);
 void xe_net_free(xe_net *net);
 
 /* Adds a tensor; dims may be NULL with rank -1 (unknown, filled by shape inference).
- * Returns its index >= 0, or XE_EINVAL (duplicate name, rank > XE_MAX_RANK, dim <= 0),
- * XE_ENOMEM. */
+ * Returns its index >= 0, or XE_EINVAL (duplicate name, rank > XE_MAX_RANK, dim <= 0,
+ * more than 2^53 / 8 elements), XE_ENOMEM. */
 int xe_net_add_tensor(xe_net *net, const char *name, xe_tensor_role role, xe_dtype dtype,
                       int rank, const int64_t *dim, xe_err *err);
 
@@ -130,16 +131,20 @@ int xe_net_find_tensor(const xe_net *net, const char *name);
  * named out_name (shape unknown until xe_net_infer_shapes). Attributes get their ONNX
  * defaults (stride 1, dilation 1, group 1, pads 0, alpha 1 for Gemm / 0.01 for
  * LeakyRelu / 1e-4 for LRN, beta 1 for Gemm / 0.75 for LRN, bias 1, epsilon 1e-5,
- * momentum 0.9, ratio 0.5, axis 1, size 5); set others on the returned op. Returns the op
+ * momentum 0.9, ratio 0.5, axis 1 (-1 for Softmax, as in opset 13), size 5, clip_min
+ * -inf, clip_max +inf, kernel 0 = from the weights); set others on the returned op. Returns the op
  * index >= 0 or XE_EINVAL (bad tensor index, nin out of range, duplicate name),
  * XE_ENOMEM. */
 int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const int *in,
                   const char *out_name, xe_err *err);
 
 /* Infers the shape of every activation from the inputs and parameters, operator by
- * operator (ONNX operator semantics, opset 13). XE_EINVAL naming the op and the problem
- * for inconsistent shapes (channel mismatch, bad kernel), XE_EUNSUPPORTED for an
- * attribute xengine does not handle (e.g. auto_pad other than NOTSET). */
+ * operator (ONNX operator semantics, opset 13; a ceil_mode pooling window starting in
+ * the right padding is dropped, as in PyTorch: docs/onnx.md). Sets a Conv's kernel[] from
+ * its weights when 0. XE_EINVAL naming the op and the problem for inconsistent shapes
+ * (channel mismatch, bad kernel, an input of unknown shape, an output above 2^53 bytes),
+ * XE_EUNSUPPORTED for an attribute xengine does not handle (e.g. a Reshape whose shape
+ * is not a constant int64 vector). */
 int xe_net_infer_shapes(xe_net *net, xe_err *err);
 
 /* Replaces the leading (batch) dimension of every XE_T_INPUT and XE_T_LABEL tensor

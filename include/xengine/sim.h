@@ -38,4 +38,22 @@ typedef struct xe_sim_result {
  * far as the replay got. No allocation survives the call. */
 int xe_sim_run(const xe_instance *in, const xe_schedule *s, xe_sim_result *res, xe_err *err);
 
+/* One replayed event, for plots and traces (docs/plots.md). */
+typedef struct xe_sim_step {
+    int64_t bytes[XE_MAX_DEV]; /* bytes resident on each device right after the event; for
+                                  a compute this is also its total while it runs (its
+                                  inputs were resident already), so the maximum over the
+                                  steps of device d is dev[d].peak */
+    double serial_start, serial_end; /* seconds: events one after another (total_time) */
+    double start, end;               /* seconds under the concurrent model of makespan;
+                                        a free takes no time: start = end = the moment
+                                        its slot is released */
+} xe_sim_step;
+
+/* xe_sim_run that also records every event: trace[i] for i = 0 .. s->len - 1 (caller-
+ * allocated, s->len entries; NULL records nothing). Entries from an invalid event on
+ * are left as they were. Same return values, messages and result as xe_sim_run. */
+int xe_sim_run_trace(const xe_instance *in, const xe_schedule *s, xe_sim_result *res,
+                     xe_sim_step *trace, xe_err *err);
+
 #endif

@@ -25,4 +25,110 @@ int xe_heur_checkpoint_all(const xe_instance *in, int d, xe_stages *out, xe_err 
  * upper may be NULL to skip the bisection. in is not modified (a copy is used). */
 int xe_budget_range(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err);
 
+/* ---- Guaranteed fallbacks and the heuristic portfolio (docs/heuristic.md) ---- */
+
+/* Recompute-all on device d: stage t computes t and every ancestor of t on d, in index
+ * order, with no checkpoints at all (S = 0); each tensor is freed after its last use in
+ * the stage. Always structurally valid when d runs every node; its peak, *peak (may be
+ * NULL), is max over stages of that stage's working set: together with
+ * xe_instance_norecompute_peak it gives a budget at which a schedule is guaranteed
+ * (docs/heuristic.md, "Minimum budget"). Cost is the sum over stages of their ancestor
+ * sets (O(n^2) computes on a chain). XE_EINFEASIBLE when d cannot run a node or the
+ * peak exceeds d's budget (out is then cleared); XE_ENOMEM. */
+int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err);
+
+/* The heuristic portfolio: xe_heur_greedy (its four variants), checkpoint-all and
+ * recompute-all on each device; the cheapest valid result (pruned, xe_stages_check
+ * passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
+ * "recompute-all"; static strings). On one device it never fails at a budget of at
+ * least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE when none
+ * finds a schedule (not a proof); XE_ENOMEM. */
+int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
+
+/* xe_heur_best with the local improvement switched off (improve = 0): for feasibility
+ * questions such as xe_min_budget's bisection, where only finding a schedule counts. */
+int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, xe_err *err);
+
+/* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement"):
+ * recomputations and incoming copies of i on d, most expensive first, are replaced by
+ * keeping i on d as a checkpoint since the last stage where it was present, when every
+ * stage concerned still fits (exact stage accounting); then xe_stages_prune drops what
+ * the recomputations fed. Stops after max_seconds. st stays valid and never gets more
+ * expensive (it is restored if the final xe_stages_check fails). XE_ENOMEM. */
+int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
+
+/* ---- Lower bounds (docs/lns.md, "Bounds") ---- */
+
+/* Combinatorial lower bound, seconds, valid for every event list of PROBLEM.md (not
+ * only stage schedules): every node is computed at least once on a device that can hold
+ * it with its inputs, so it costs at least its cheapest such device; a node u with a
+ * user v such that no device can hold both u's computation and v's must be copied at
+ * least once, at its cheapest copy out of the devices that can compute it.
+ * INFINITY when some node fits no device (then no schedule exists). */
+double xe_bound_cheapest(const xe_instance *in);
+
+/* LP relaxation of the MILP (xe_milp_solve with relax = 1): *lp = its optimum, a lower
+ * bound on the stage-class optimum, or -INFINITY when the LP did not finish within
+ * time_limit seconds (solved in a child process killed at the limit when isolate).
+ * *infeasible = 1 when the LP is infeasible (then no stage schedule exists).
+ * XE_ENOMEM, XE_ESOLVER. */
+int xe_bound_lp(const xe_instance *in, double time_limit, int isolate, double *lp, int *infeasible, xe_err *err);
+
+/* Minimum feasible budget of device d, the other budgets fixed: *lower as in
+ * xe_budget_range (proven: the largest footprint of a node no other device can hold);
+ * *upper = the smallest budget, to 1% by bisection, at which xe_heur_best finds a
+ * schedule (so a schedule exists there), 0 when none is found even at the
+ * no-recomputation peak plus the largest footprint. *lower == *upper means the minimum
+ * is known exactly. in is not modified. */
+int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err);
+
+/* ---- Anytime large-neighbourhood search (docs/lns.md) ---- */
+
+typedef struct xe_lns_opts {
+    double time_limit;  /* wall seconds for the whole search, > 0 (default 60) */
+    double rel_gap;     /* stop when (incumbent - bound) / incumbent <= rel_gap (1e-4) */
+    double bound;       /* a known lower bound in seconds for that test (-INFINITY) */
+    int threads;        /* CBC threads (1) */
+    int isolate;        /* window solves in a child process (0; see xe_milp_opts) */
+    int progress;       /* 1: one line on stderr per improvement, 2: also one per
+                           window (0) */
+    int window;         /* initial window in stages, 0: chosen from the model size */
+    uint64_t seed;      /* window offsets (1) */
+} xe_lns_opts;
+
+typedef struct xe_lns_result {
+    double objective;   /* seconds, of sol */
+    double time_best;   /* wall seconds from the call until sol was found (0: start) */
+    double time_total;  /* wall seconds spent */
+    double bound;       /* best lower bound known (opts.bound, or a window that covered
+                           all stages and was solved to optimality: then = objective) */
+    int iterations, improvements;
+    int optimal;        /* 1 when a whole-model window proved sol optimal (stage class) */
+    const char *stop;   /* why it stopped: "optimal", "bound reached" (gap <= rel_gap),
+                           "time limit" (static string) */
+    int ntrace;         /* improvements recorded: trace_t[k] seconds from the call,
+                           trace_obj[k] the objective then (the first 63, then the last) */
+    double trace_t[64], trace_obj[64];
+    xe_stages sol;      /* owned; passed xe_stages_check and the simulator */
+} xe_lns_result;
+
+void xe_lns_opts_default(xe_lns_opts *o);
+
+/* Improves start (must pass xe_stages_check) by re-solving windows of consecutive
+ * stages with the MILP while every other stage stays fixed to the incumbent; the window
+ * grows when a sweep finds nothing and shrinks when windows hit their time limit. The
+ * incumbent is always a valid schedule: each improvement passes xe_stages_check and the
+ * simulator before it is kept. Returns XE_OK with res filled (res->sol at least as good
+ * as start); XE_EINVAL for a bad start or options; XE_ENOMEM; XE_ESOLVER when CBC
+ * fails. Free res with xe_lns_result_clear. */
+int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opts *o, xe_lns_result *res,
+                 xe_err *err);
+void xe_lns_result_clear(xe_lns_result *res);
+
+/* Binary R, S and C columns of the whole MILP after its liveness presolve (an estimate
+ * of its size before building it: the full model also has U, FREE and, with budgets
+ * below footprints, fewer R). Above about 40,000, CBC rarely finishes the root LP in a
+ * minute on this machine. */
+int64_t xe_milp_binary_estimate(const xe_instance *in);
+
 #endif

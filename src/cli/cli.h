@@ -2,6 +2,8 @@
 #ifndef XE_CLI_H
 #define XE_CLI_H
 
+#include <stdio.h>
+
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
@@ -22,15 +24,24 @@ typedef struct xe_cli_inst_opts {
     const char *devices; /* preset name (gpu, cpu, gpu+cpu) or devices file */
     const char *budget;  /* first device's budget: "80%", bytes, "12GiB"; NULL = preset */
     const char *costs;   /* costs file or NULL */
+    const char *batch;   /* ONNX models: batch size replacing the file's, or NULL */
+    int inference;       /* ONNX models: plan the inference graph instead of training */
 } xe_cli_inst_opts;
 
-/* Parses --devices/--budget/--costs into o when argv[*i] is one of them (advancing *i);
- * returns 1 when consumed, 0 when not one of these, -1 on a missing value. */
+/* Parses --devices/--budget/--costs/--batch/--inference into o when argv[*i] is one of
+ * them (advancing *i); returns 1 when consumed, 0 when not one of these, -1 on a
+ * missing value. */
 int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o);
 
-/* Reads the graph, makes the instance, applies the costs file. On failure prints the
- * one-line error and returns the exit code; *out is NULL then. */
+/* Reads the graph, makes the instance, applies the costs file. An ONNX model (".onnx",
+ * or a file starting with protobuf field 1) is read with xe_onnx_read, turned into its
+ * training (or inference) graph and costed by the analytic model (include/xengine/cost.h).
+ * On failure prints the one-line error and returns the exit code; *out is NULL then. */
 int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out);
+
+/* 1 when path is an ONNX model: the extension ".onnx", or a first byte 0x08 (protobuf
+ * field 1, ir_version, which exporters write first). */
+int xe_cli_is_onnx(const char *path);
 
 /* Refuses, before any planning, an output path the writers could not write
  * (xe_io_check_writable) or that is the input file itself; prints the error and returns
@@ -48,5 +59,45 @@ const char *xe_cli_bytes(int64_t b, char *buf, size_t cap);
 
 int xe_cli_solve(int argc, char **argv);
 int xe_cli_simulate(int argc, char **argv);
+int xe_cli_export_graph(int argc, char **argv);
+int xe_cli_plot(int argc, char **argv);
+/* sweep.c: cost against budget and the largest batch per method (docs/sweep.md). */
+int xe_cli_sweep(int argc, char **argv);
+
+/* --json: the summary of solve or simulate for scripts (json_summary.c). Strings may be
+ * NULL (written as null); numbers that are not finite are written as null. */
+typedef struct xe_cli_json {
+    const char *command;  /* "solve", "simulate" */
+    const char *status;   /* e.g. "optimal", "valid"; NULL: from exit_code */
+    int exit_code;
+    const char *graph, *schedule; /* paths */
+    const char *method;   /* solve: "milp", "greedy"; NULL: no objective fields */
+    double objective, bound, gap, solve_time; /* seconds; gap as a fraction */
+    const xe_instance *in;    /* with sim: the per-device table and totals, else omitted */
+    const xe_sim_result *sim;
+    int events;
+} xe_cli_json;
+
+/* Prints j as one JSON object on one line of f; returns an exit code (5 when out of
+ * memory, with the message on stderr). */
+int xe_cli_print_json(FILE *f, const xe_cli_json *j);
+
+/* "ok", "usage", "bad input", "infeasible", "no schedule", "internal error". */
+const char *xe_cli_exit_status(int code);
+
+/* One updating progress line on a terminal (progress.c): between begin and end, stderr
+ * goes through a relay process that shows the solvers' "[milp] ..." / "[lns] ..." lines
+ * rewritten in place ("\r...") and passes any other line through. begin does nothing
+ * (returns 0) when stderr is not a terminal or the relay cannot be started; end restores
+ * stderr and waits for the relay. Print nothing on stdout in between. */
+typedef struct xe_cli_progress {
+    int active, saved_fd, pid;
+} xe_cli_progress;
+int xe_cli_progress_begin(xe_cli_progress *p);
+void xe_cli_progress_end(xe_cli_progress *p);
+
+/* run.c / profile.c: execute a schedule, profile a model (include/xengine/exec.h). */
+int xe_cli_run(int argc, char **argv);
+int xe_cli_profile(int argc, char **argv);
 
 #endif

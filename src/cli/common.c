@@ -1,15 +1,24 @@
 /* xengine CLI — instance options, loading, error mapping and the summary table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "xengine/cost.h"
 #include "xengine/io.h"
+#include "xengine/onnx.h"
 
 int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
 {
     const char *a = argv[*i];
+    if (!strcmp(a, "--inference")) {
+        o->inference = 1;
+        return 1;
+    }
     const char **slot = !strcmp(a, "--devices") ? &o->devices
+                      : !strcmp(a, "--batch")   ? &o->batch
                       : !strcmp(a, "--budget")  ? &o->budget
                       : !strcmp(a, "--costs")   ? &o->costs
                                                 : NULL;
@@ -41,17 +50,58 @@ static int is_preset(const char *s)
     return !strcmp(s, "gpu") || !strcmp(s, "cpu") || !strcmp(s, "gpu+cpu");
 }
 
+/* JSON starts with '{' or a blank, an ONNX ModelProto with field 1 (ir_version). */
+int xe_cli_is_onnx(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= 5 && strcasecmp(path + n - 5, ".onnx") == 0) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int c = fgetc(f);
+    fclose(f);
+    return c == 0x08;
+}
+
+/* ONNX model -> net -> training or inference graph. */
+static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_train_map *map, xe_err *err)
+{
+    int64_t batch = 0;
+    if (o->batch) {
+        char *end;
+        long long b = strtoll(o->batch, &end, 10);
+        if (*end || end == o->batch || b < 1 || b > 1000000000)
+            return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", o->batch);
+        batch = b;
+    }
+    int rc = xe_onnx_read(o->graph, batch, net, err);
+    if (rc) return rc;
+    rc = o->inference ? xe_net_inference_graph(*net, g, map, err) : xe_net_training_graph(*net, g, map, err);
+    if (rc) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        xe_err_set(err, rc, "%s: %s", o->graph, msg);
+    }
+    return rc;
+}
+
 int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
 {
     xe_err err = {{0}};
     xe_graph *g = NULL;
     xe_recipe r;
+    xe_net *net = NULL;
+    xe_train_map map = {0};
     *out = NULL;
-    int rc = xe_io_read_graph(o->graph, &g, &err);
+    int onnx = xe_cli_is_onnx(o->graph), rc;
+    if (!onnx && (o->batch || o->inference)) {
+        fprintf(stderr, "xengine: error: %s: --batch and --inference apply to ONNX models only\n", o->graph);
+        return XE_EXIT_USAGE;
+    }
+    rc = onnx ? load_net(o, &net, &g, &map, &err) : xe_io_read_graph(o->graph, &g, &err);
     if (rc) goto fail;
     const char *dev = o->devices ? o->devices : "gpu+cpu";
     if (is_preset(dev))
-        rc = xe_recipe_preset(dev, 1.0, &r, &err);
+        rc = onnx ? xe_cost_recipe_preset(dev, 1.0, &r, &err) : xe_recipe_preset(dev, 1.0, &r, &err);
     else
         rc = xe_io_read_devices(dev, &r, &err);
     if (rc) goto fail;
@@ -63,7 +113,7 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
         r.budget_bytes[0] = bytes;
         r.budget_frac[0] = frac;
     }
-    rc = xe_instance_from_recipe(g, &r, out, &err);
+    rc = onnx ? xe_cost_instance(net, g, &map, &r, out, &err) : xe_instance_from_recipe(g, &r, out, &err);
     if (rc) {
         char msg[sizeof err.msg];
         snprintf(msg, sizeof msg, "%s", err.msg);
@@ -79,9 +129,13 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
         xe_err_set(&err, rc, "%s: %s", o->costs ? o->costs : o->graph, msg);
         goto fail;
     }
+    xe_net_free(net);
+    xe_train_map_clear(&map);
     return XE_OK;
 fail:
     fprintf(stderr, "xengine: error: %s\n", err.msg);
+    xe_net_free(net);
+    xe_train_map_clear(&map);
     xe_graph_free(g);
     xe_instance_free(*out);
     *out = NULL;

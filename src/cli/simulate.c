@@ -9,10 +9,14 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: xengine simulate GRAPH SCHEDULE.json [--devices D] [--budget B] [--costs F]\n"
+            "                        [--json]\n"
             "\n"
             "Replays every event of SCHEDULE.json on the instance made from GRAPH and the same\n"
             "device options as 'xengine solve' (give the same ones), checks each precondition\n"
-            "and each device's memory at every event, and prints the summary table.\n"
+            "and each device's memory at every event, and prints the summary table. --json\n"
+            "prints instead one JSON object on one line of stdout (status, exit_code,\n"
+            "total_time_s, makespan_s, counts, and per device name, budget_bytes, peak_bytes,\n"
+            "use, compute_time_s, ...); errors stay on stderr.\n"
             "\n"
             "example:\n"
             "  xengine simulate ../shared/graphs/checkmate_vgg16_b256_train.json vgg16.json \\\n"
@@ -25,6 +29,7 @@ int xe_cli_simulate(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
     const char *path = NULL;
+    int json = 0;
     for (int i = 1; i < argc; i++) {
         int c = xe_cli_inst_arg(argc, argv, &i, &io);
         if (c < 0) return XE_EXIT_USAGE;
@@ -32,6 +37,8 @@ int xe_cli_simulate(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
             return XE_EXIT_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "xengine simulate: unknown option '%s' (try --help)\n", argv[i]);
             return XE_EXIT_USAGE;
@@ -50,19 +57,28 @@ int xe_cli_simulate(int argc, char **argv)
     }
     xe_instance *in = NULL;
     int code = xe_cli_load_instance(&io, &in);
-    if (code) return code;
+    xe_cli_json js = {.command = "simulate", .exit_code = code, .graph = io.graph, .schedule = path};
+    if (code) return json ? (xe_cli_print_json(stdout, &js), code) : code;
     xe_schedule s;
     xe_schedule_init(&s);
     xe_err err = {{0}};
     xe_sim_result r;
     int rc = xe_io_read_schedule(path, in, &s, &err);
+    int read_ok = rc == XE_OK;
     if (rc == XE_OK) {
         rc = xe_sim_run(in, &s, &r, &err);
         if (rc) fprintf(stderr, "xengine: error: %s: invalid schedule: %s\n", path, err.msg);
     } else {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
     }
-    if (rc == XE_OK) {
+    if (json) {
+        js.exit_code = rc ? XE_EXIT_INPUT : XE_EXIT_OK;
+        js.status = rc == XE_OK ? "valid" : read_ok ? "invalid schedule" : "bad input";
+        js.in = rc == XE_OK ? in : NULL;
+        js.sim = rc == XE_OK ? &r : NULL;
+        js.events = s.len;
+        if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK) rc = XE_EINTERNAL;
+    } else if (rc == XE_OK) {
         int64_t stated[XE_MAX_DEV];
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
         if (xe_io_read_schedule_budgets(path, in, stated, &err) == XE_OK)
@@ -75,5 +91,5 @@ int xe_cli_simulate(int argc, char **argv)
     }
     xe_schedule_clear(&s);
     xe_instance_free(in);
-    return rc ? XE_EXIT_INPUT : XE_EXIT_OK;
+    return rc == XE_EINTERNAL ? XE_EXIT_INTERNAL : rc ? XE_EXIT_INPUT : XE_EXIT_OK;
 }

@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "xengine/io.h"
+#include "xengine/baselines.h"
 #include "xengine/milp.h"
 #include "xengine/solvers.h"
 
@@ -15,9 +18,10 @@ static void help(FILE *f)
     fprintf(f,
             "usage: xengine solve GRAPH [options] -o SCHEDULE.json\n"
             "\n"
-            "Plans one training step of GRAPH (xengine, Checkmate or Moccasin JSON) under the\n"
-            "device budgets: the greedy heuristic gives a first schedule, which starts the\n"
-            "exact MILP (CBC). The best schedule is replayed by the independent simulator\n"
+            "Plans one training step of GRAPH (xengine, Checkmate or Moccasin JSON, or an ONNX\n"
+            "model costed by the roofline model of docs/cost-model.md) under the device\n"
+            "budgets: the greedy heuristic gives a first schedule, which starts the exact\n"
+            "MILP (CBC). The best schedule is replayed by the independent simulator\n"
             "before it is written (atomically: temporary file, then rename).\n"
             "\n"
             "options:\n"
@@ -25,13 +29,28 @@ static void help(FILE *f)
             "  --budget B       budget of the first device: \"80%%\" of the no-recomputation\n"
             "                   peak, bytes, or \"12GiB\"/\"500MB\" (default: the preset's 100%%)\n"
             "  --costs FILE     per-node, per-device costs overriding the recipe\n"
+            "  --batch N        ONNX model: batch size (default: the file's)\n"
+            "  --inference      ONNX model: plan the inference graph (default: training)\n"
             "  --time-limit S   MILP time limit in seconds (default 60)\n"
             "  --gap G          stop at this relative gap (default 1e-4)\n"
             "  --threads N      CBC threads (default 1)\n"
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
-            "  --heuristic-only skip the MILP\n"
+            "  --heuristic-only skip the MILP (same as --method heuristic)\n"
+            "  --method M       auto (default): heuristic portfolio, then large-neighbourhood\n"
+            "                   search (LNS) for 60%% of the time, then the MILP started from\n"
+            "                   its schedule; milp: heuristic, then the MILP; lns: heuristic,\n"
+            "                   then LNS for the whole time; heuristic: the portfolio only;\n"
+            "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
+            "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
             "  -q, --quiet      no progress lines on stderr\n"
+            "  -v, --verbose    progress lines on stderr, one per report, also when stderr\n"
+            "                   is not a terminal (default: one line updated in place on a\n"
+            "                   terminal, none otherwise)\n"
+            "  --json           print only one JSON object on one line of stdout: status,\n"
+            "                   exit_code, method, objective_s, bound_s, gap, solve_time_s,\n"
+            "                   total_time_s, makespan_s, counts, devices[] with name,\n"
+            "                   budget_bytes, peak_bytes, use, compute_time_s (README)\n"
             "\n"
             "examples:\n"
             "  xengine solve ../shared/graphs/checkmate_vgg16_b256_train.json --devices gpu \\\n"
@@ -72,11 +91,62 @@ static void report_infeasible(const xe_instance *in, const char *graph, const ch
     char b1[64], b2[64], b3[64];
     int64_t lo = 0, hi = 0;
     xe_err err = {{0}};
-    int rc = xe_budget_range(in, 0, &lo, &hi, &err);
+    int rc = xe_min_budget(in, 0, &lo, &hi, &err);
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at least %s there",
             graph, exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why, exact(lo, b2, sizeof b2));
-    if (rc == XE_OK && hi > 0) fprintf(stderr, "; the greedy heuristic finds a schedule from %s", exact(hi, b3, sizeof b3));
+    if (rc == XE_OK && hi > 0) fprintf(stderr, "; the heuristic portfolio finds a schedule from %s", exact(hi, b3, sizeof b3));
     fprintf(stderr, "\n");
+}
+
+/* 1 when name is one of the baselines of include/xengine/baselines.h. */
+static int xe_cli_is_baseline(const char *name)
+{
+    static const char *names[] = {"checkpoint-all", "chen-sqrt", "chen-greedy", "revolve", "chain-dp",
+                                  "one-device", "fastest-device"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strcmp(name, names[k])) return 1;
+    return !strncmp(name, "one-device:", 11);
+}
+
+/* --method <baseline>: run it, replay it in the simulator, write it; an exit code. */
+static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
+                          xe_cli_json *js)
+{
+    xe_schedule sched;
+    xe_schedule_init(&sched);
+    xe_err err = {{0}};
+    double cost = 0, t0 = now_s();
+    xe_sim_result sr;
+    int rc = xe_baseline_run(in, name, &sched, &cost, &err);
+    double t = now_s() - t0;
+    if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s: %s: %s\n", graph, name, err.msg);
+        xe_schedule_clear(&sched);
+        return rc == XE_EINFEASIBLE ? XE_EXIT_TIMEOUT : xe_cli_exit_code(rc);
+    }
+    printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
+    printf("%-14s %14.6f %9.3f  %s\n", name, sr.total_time, t, "valid");
+    char extra[512];
+    snprintf(extra, sizeof extra,
+             "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
+             "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"}",
+             name, sr.total_time, t);
+    rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        xe_schedule_clear(&sched);
+        return xe_cli_exit_code(rc);
+    }
+    *js = (xe_cli_json){.command = "solve", .graph = graph, .schedule = out, .method = name, .status = "baseline",
+                        .objective = sr.total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = &sr,
+                        .events = sched.len};
+    printf("\nschedule (%s), validated by the simulator:\n", name);
+    xe_cli_print_summary(in, &sr);
+    printf("wrote %s (%d events)\n", out, sched.len);
+    js->sim = NULL; /* sr lives here only */
+    xe_schedule_clear(&sched);
+    return XE_EXIT_OK;
 }
 
 int xe_cli_solve(int argc, char **argv)
@@ -87,7 +157,8 @@ int xe_cli_solve(int argc, char **argv)
     mo.progress = 1;
     mo.isolate = 1; /* hold CBC to the wall-clock limit */
     const char *out = NULL;
-    int no_start = 0, heur_only = 0;
+    int no_start = 0, heur_only = 0, json = 0, verbose = 0;
+    const char *method = "auto";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &io);
@@ -102,6 +173,22 @@ int xe_cli_solve(int argc, char **argv)
             heur_only = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             mo.progress = 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            verbose = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--method")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine solve: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
+            method = argv[++i];
+            if (strcmp(method, "auto") && strcmp(method, "milp") && strcmp(method, "lns") &&
+                strcmp(method, "heuristic") && !xe_cli_is_baseline(method)) {
+                fprintf(stderr, "xengine solve: --method: unknown method '%s' (try --help)\n", method);
+                return XE_EXIT_USAGE;
+            }
+            if (!strcmp(method, "heuristic")) heur_only = 1;
         } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--gap") || !strcmp(a, "--threads") ||
                    !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
@@ -143,14 +230,30 @@ int xe_cli_solve(int argc, char **argv)
         fprintf(stderr, "xengine solve: --time-limit must be > 0, --gap >= 0, --threads >= 1\n");
         return XE_EXIT_USAGE;
     }
+    /* progress lines: on a terminal, anywhere with --verbose, never with -q */
+    if (!verbose && !isatty(STDERR_FILENO)) mo.progress = 0;
+    xe_cli_json js = {.command = "solve", .graph = io.graph, .schedule = out};
     int code = xe_cli_check_output(out, io.graph);
-    if (code) return code;
     xe_instance *in = NULL;
-    code = xe_cli_load_instance(&io, &in);
-    if (code) return code;
+    if (!code) code = xe_cli_load_instance(&io, &in);
+    int saved_stdout = -1;
+    if (!code && json) { /* --json: the tables go nowhere, stdout gets the object at the end */
+        fflush(stdout);
+        int devnull = open("/dev/null", O_WRONLY);
+        saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
+        if (saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
+        if (devnull >= 0) close(devnull);
+    }
+    if (code) {
+        js.exit_code = code;
+        if (json) xe_cli_print_json(stdout, &js);
+        return code;
+    }
 
     xe_err err = {{0}};
     xe_stages heur = {0}, *best = NULL;
+    xe_lns_result lns;
+    memset(&lns, 0, sizeof lns);
     xe_milp_result mr;
     memset(&mr, 0, sizeof mr);
     xe_schedule sched;
@@ -168,14 +271,19 @@ int xe_cli_solve(int argc, char **argv)
 
     printf("xengine solve: %s: %d nodes, %d edges, %d device%s\n", io.graph, in->g->n, in->g->m, in->ndev,
            in->ndev > 1 ? "s" : "");
-    /* 2. heuristic */
+    if (xe_cli_is_baseline(method)) {
+        code = solve_baseline(in, io.graph, method, out, &js);
+        goto done;
+    }
+    /* 2. heuristic portfolio (docs/heuristic.md) */
     double t0 = now_s();
-    int hrc = xe_heur_greedy(in, &heur, &err);
+    const char *which = "greedy";
+    int hrc = xe_heur_best(in, &heur, &which, &err);
     double t_heur = now_s() - t0;
     double heur_cost = hrc == XE_OK ? xe_stages_cost(in, &heur) : INFINITY;
     if (hrc == XE_OK) {
         best = &heur;
-        best_name = "greedy";
+        best_name = which;
     } else if (hrc != XE_EINFEASIBLE) {
         fprintf(stderr, "xengine: error: %s: heuristic failed: %s\n", io.graph, err.msg);
         code = xe_cli_exit_code(hrc);
@@ -183,17 +291,63 @@ int xe_cli_solve(int argc, char **argv)
     }
     printf("%-10s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
     if (hrc == XE_OK)
-        printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "greedy", heur_cost, "-", "-", t_heur, "valid");
+        printf("%-10s %14.6f %14s %9s %9.3f  %s\n", which, heur_cost, "-", "-", t_heur, "valid");
     else
         printf("%-10s %14s %14s %9s %9.3f  %s\n", "greedy", "-", "-", "-", t_heur, "no schedule found");
     fflush(stdout);
 
-    /* 3. MILP */
-    if (!heur_only) {
-        mo.start = (hrc == XE_OK && !no_start) ? &heur : NULL;
+    /* 3. LNS (auto: 60% of the time, lns: all of it; docs/lns.md), then the MILP */
+    double lb0 = xe_bound_cheapest(in), t_lns = 0;
+    int lns_all = 0; /* LNS had all the time: no MILP after it */
+    if (!heur_only && hrc == XE_OK && (!strcmp(method, "auto") || !strcmp(method, "lns"))) {
+        xe_lns_opts lo;
+        xe_lns_opts_default(&lo);
+        /* auto on a model too large for CBC's root LP: LNS gets all the time */
+        int all = !strcmp(method, "lns") || xe_milp_binary_estimate(in) > 40000;
+        lns_all = all;
+        lo.time_limit = all ? mo.time_limit : 0.6 * mo.time_limit;
+        lo.rel_gap = mo.rel_gap;
+        lo.bound = lb0;
+        lo.threads = mo.threads;
+        lo.isolate = 1;
+        lo.progress = mo.progress;
+        xe_cli_progress prog = {0};
+        if (lo.progress && !verbose) xe_cli_progress_begin(&prog); /* one updating line on a terminal */
+        rc = xe_lns_solve(in, &heur, &lo, &lns, &err);
+        xe_cli_progress_end(&prog);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
+            code = xe_cli_exit_code(rc);
+            goto done;
+        }
+        t_lns = lns.time_total;
+        double lb = fmax(lb0, lns.bound);
+        printf("%-10s %14.6f %14.6f %8.3f%% %9.3f  %s\n", "lns", lns.objective, lb,
+               100.0 * (lns.objective - fmin(lb, lns.objective)) / lns.objective, lns.time_total,
+               lns.stop);
+        fflush(stdout);
+        if (lns.objective < heur_cost) {
+            best = &lns.sol;
+            best_name = "lns";
+            heur_cost = lns.objective; /* the MILP below must beat this */
+        }
+        if (all) { /* report through the MILP's fields: status, bound, time */
+            mr.status = lns.optimal ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+            mr.bound = lb;
+            mr.solve_time = lns.time_total;
+            mr.objective = lns.objective;
+        }
+    }
+    /* the MILP: milp, auto after LNS (heuristic, lns and auto on huge models skip it) */
+    if (!heur_only && !lns_all) {
+        mo.start = (best && !no_start) ? best : NULL;
+        if (t_lns > 0) mo.time_limit = fmax(1.0, mo.time_limit - t_lns);
+        xe_cli_progress prog = {0};
+        if (mo.progress && !verbose) xe_cli_progress_begin(&prog); /* one updating line on a terminal */
         rc = xe_milp_solve(in, &mo, &mr, &err);
+        xe_cli_progress_end(&prog);
         if (rc == XE_ESOLVER && best) {
-            fprintf(stderr, "xengine: warning: %s: %s; keeping the greedy schedule\n", io.graph, err.msg);
+            fprintf(stderr, "xengine: warning: %s: %s; keeping the best schedule so far\n", io.graph, err.msg);
             mr.status = XE_MILP_NO_SOLUTION;
             rc = XE_OK;
         }
@@ -224,12 +378,12 @@ int xe_cli_solve(int argc, char **argv)
     }
     if (!best) {
         if (!heur_only && mr.status == XE_MILP_NO_SOLUTION) {
-            fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the greedy "
-                            "heuristic found none either); raise --time-limit or the budget\n",
+            fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
+                            "portfolio found none either); raise --time-limit or the budget\n",
                     io.graph, mo.time_limit);
             code = XE_EXIT_TIMEOUT;
         } else {
-            fprintf(stderr, "xengine: error: %s: the greedy heuristic found no schedule (this proves nothing: "
+            fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
                             "run without --heuristic-only for the MILP, or raise the budget)\n", io.graph);
             code = XE_EXIT_TIMEOUT;
         }
@@ -254,7 +408,7 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     /* the bound holds for every stage schedule, so it bounds the written one too */
-    double bound = heur_only ? NAN : fmin(mr.bound, objective);
+    double bound = heur_only ? NAN : fmin(fmax(mr.bound, lb0), objective);
     double gap = isfinite(bound) && objective > 0 ? (objective - bound) / objective : NAN;
     char extra[512], jb[32], jg[32];
     snprintf(extra, sizeof extra,
@@ -269,13 +423,29 @@ int xe_cli_solve(int argc, char **argv)
         code = xe_cli_exit_code(rc);
         goto done;
     }
+    js = (xe_cli_json){.command = "solve", .graph = io.graph, .schedule = out, .method = best_name,
+                       .status = heur_only ? "heuristic only" : mr.killed ? "stopped at the time limit"
+                                                                          : xe_milp_status_str(mr.status),
+                       .objective = objective, .bound = bound, .gap = gap,
+                       .solve_time = heur_only ? t_heur : mr.solve_time, .in = in, .sim = &sr, .events = sched.len};
     printf("\nschedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     printf("wrote %s (%d events)\n", out, sched.len);
     code = XE_EXIT_OK;
 done:
+    if (json) {
+        fflush(stdout);
+        if (saved_stdout >= 0) {
+            dup2(saved_stdout, STDOUT_FILENO);
+            close(saved_stdout);
+        }
+        js.exit_code = code;
+        if (code) js.status = NULL, js.method = NULL, js.sim = NULL; /* failed: no summary */
+        if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK && !code) code = XE_EXIT_INTERNAL;
+    }
     xe_schedule_clear(&sched);
     xe_stages_clear(&heur);
+    xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
     xe_instance_free(in);
     return code;

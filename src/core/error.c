@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *xe_status_str(int status)
 {
@@ -20,6 +21,36 @@ const char *xe_status_str(int status)
     }
 }
 
+/* Messages quote names and strings from input files: keep them one line by writing
+ * control characters as \n, \r, \t or \xHH (truncating at the buffer's end). */
+static void escape_controls(char *msg, size_t cap)
+{
+    char out[sizeof ((xe_err *)0)->msg];
+    size_t k = 0;
+    if (cap > sizeof out) cap = sizeof out;
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        char esc[5];
+        if (*p >= 0x20 && *p != 0x7f) {
+            esc[0] = (char)*p;
+            esc[1] = '\0';
+        } else if (*p == '\n') {
+            snprintf(esc, sizeof esc, "\\n");
+        } else if (*p == '\r') {
+            snprintf(esc, sizeof esc, "\\r");
+        } else if (*p == '\t') {
+            snprintf(esc, sizeof esc, "\\t");
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
+        }
+        size_t len = strlen(esc);
+        if (k + len >= cap) break;
+        memcpy(out + k, esc, len);
+        k += len;
+    }
+    out[k] = '\0';
+    memcpy(msg, out, k + 1);
+}
+
 int xe_err_set(xe_err *err, int code, const char *fmt, ...)
 {
     if (err) {
@@ -27,6 +58,7 @@ int xe_err_set(xe_err *err, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        escape_controls(err->msg, sizeof err->msg);
     }
     return code;
 }

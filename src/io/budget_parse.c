@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json_util.h"
 #include "xengine/io.h"
 
 /* Units of size strings: decimal (kB = 1000) and binary (KiB = 1024). */
@@ -19,8 +20,8 @@ static const struct {
 
 /* "NN%" or a size such as "12345", "500MB", "12GiB", "12.5 GiB" (io.h). A size is
  * rounded down to whole bytes and must be 1 byte .. 9.2e18 bytes. */
-int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
-                       xe_err *err)
+static int parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
+                        xe_err *err)
 {
     char *end;
     double x = strtod(s, &end);
@@ -50,3 +51,9 @@ bad:
                       what, s);
 }
 
+
+int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
+                       xe_err *err)
+{
+    return xe_io_oneline(err, parse_budget(what, s, bytes, frac, err));
+}

@@ -1,11 +1,14 @@
 /* xengine io — reading a devices file into an xe_recipe (docs/formats.md). */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json_util.h"
+#include "xengine/cost.h"
 #include "xengine/io.h"
 
 static int read_budget(const char *path, const char *what, const json_t *dev, int64_t *bytes,
@@ -47,6 +50,9 @@ static int read_device(const char *path, int d, const json_t *o, xe_recipe *r, x
     if (name[0] == '\0' || strlen(name) >= sizeof r->name[d])
         return xe_err_set(err, XE_EINVAL, "%s: %s: name must have 1 to %zu characters", path,
                           what, sizeof r->name[d] - 1);
+    if (xe_io_has_control(name))
+        return xe_err_set(err, XE_EINVAL, "%s: %s: name '%s' contains a control character", path,
+                          what, name);
     snprintf(r->name[d], sizeof r->name[d], "%s", name);
     if (strcmp(kind, "gpu") == 0) r->kind[d] = XE_DEV_GPU;
     else if (strcmp(kind, "cpu") == 0) r->kind[d] = XE_DEV_CPU;
@@ -58,10 +64,22 @@ static int read_device(const char *path, int d, const json_t *o, xe_recipe *r, x
     if (!rc) rc = xe_json_get_num(path, what, o, "speed", 1, &r->speed[d], err);
     if (!rc && !(r->speed[d] > 0))
         rc = xe_err_set(err, XE_EINVAL, "%s: %s: speed must be > 0", path, what);
+    /* specifications for the cost model of network graphs; the kind's preset where absent */
+    xe_device_spec spec;
+    xe_cost_spec_preset(r->kind[d], &spec);
+    if (!rc) rc = xe_json_get_num(path, what, o, "peak_flops", 1, &spec.peak_flops, err);
+    if (!rc) rc = xe_json_get_num(path, what, o, "mem_bandwidth", 1, &spec.mem_bandwidth, err);
+    if (!rc) rc = xe_json_get_num(path, what, o, "launch_overhead", 1, &spec.launch_overhead, err);
+    if (!rc && (!(spec.peak_flops > 0) || !(spec.mem_bandwidth > 0) || !(spec.launch_overhead >= 0)))
+        rc = xe_err_set(err, XE_EINVAL, "%s: %s: peak_flops and mem_bandwidth must be > 0, launch_overhead >= 0",
+                        path, what);
+    r->peak_flops[d] = spec.peak_flops;
+    r->mem_bandwidth[d] = spec.mem_bandwidth;
+    r->launch_overhead[d] = spec.launch_overhead;
     return rc;
 }
 
-int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
+static int read_devices(const char *path, xe_recipe *out, xe_err *err)
 {
     json_t *root;
     int rc = xe_json_load(path, &root, err);
@@ -102,4 +120,125 @@ int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
     json_decref(root);
     if (!rc) *out = r;
     return rc;
+}
+
+/* ---- the XEngine paper's line format: name;type;id;streams;budget_bytes ---------------- */
+
+/* Trims leading and trailing blanks of s in place. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+    return s;
+}
+
+static int parse_count(const char *s, long lo, long *out)
+{
+    char *end;
+    if (!*s) return -1;
+    long x = strtol(s, &end, 10);
+    if (*end || x < lo || x > 1000000) return -1;
+    *out = x;
+    return 0;
+}
+
+/* One device line (comment and blanks already gone) into device d of r. */
+static int read_line(const char *path, int line, char *text, int d, xe_recipe *r, xe_err *err)
+{
+    char *f[6];
+    int nf = 0;
+    for (char *p = text; nf < 6;) {
+        f[nf++] = p;
+        char *semi = strchr(p, ';');
+        if (!semi) break;
+        *semi = '\0';
+        p = semi + 1;
+    }
+    if (nf != 5)
+        return xe_err_set(err, XE_EPARSE, "%s: line %d: %s%d fields, expected name;type;id;streams;budget_bytes",
+                          path, line, nf > 5 ? "more than " : "", nf > 5 ? 5 : nf);
+    for (int i = 0; i < 5; i++) f[i] = trim(f[i]);
+    if (d >= XE_MAX_DEV)
+        return xe_err_set(err, XE_EINVAL, "%s: line %d: more than %d devices", path, line, XE_MAX_DEV);
+    if (!f[0][0] || strlen(f[0]) >= sizeof r->name[d] || xe_io_has_control(f[0]))
+        return xe_err_set(err, XE_EPARSE, "%s: line %d: device name must have 1 to %zu printable characters", path,
+                          line, sizeof r->name[d] - 1);
+    snprintf(r->name[d], sizeof r->name[d], "%s", f[0]);
+    if (strcasecmp(f[1], "gpu") == 0) r->kind[d] = XE_DEV_GPU;
+    else if (strcasecmp(f[1], "cpu") == 0) r->kind[d] = XE_DEV_CPU;
+    else return xe_err_set(err, XE_EPARSE, "%s: line %d: type '%s' is neither CPU nor GPU", path, line, f[1]);
+    long id, streams;
+    if (parse_count(f[2], 0, &id))
+        return xe_err_set(err, XE_EPARSE, "%s: line %d: id '%s' is not a whole number >= 0", path, line, f[2]);
+    if (parse_count(f[3], 1, &streams))
+        return xe_err_set(err, XE_EPARSE, "%s: line %d: streams '%s' is not a whole number >= 1", path, line, f[3]);
+    char where[600];
+    snprintf(where, sizeof where, "%s: line %d: budget", path, line);
+    int rc = xe_io_parse_budget(where, f[4], &r->budget_bytes[d], &r->budget_frac[d], err);
+    if (rc) return rc;
+    for (int e = 0; e < d; e++)
+        if (strcmp(r->name[e], r->name[d]) == 0)
+            return xe_err_set(err, XE_EINVAL, "%s: line %d: a second device named '%s'", path, line, r->name[d]);
+    r->speed[d] = 1.0;
+    xe_device_spec spec;
+    xe_cost_spec_preset(r->kind[d], &spec);
+    r->peak_flops[d] = spec.peak_flops;
+    r->mem_bandwidth[d] = spec.mem_bandwidth;
+    r->launch_overhead[d] = spec.launch_overhead;
+    return XE_OK;
+}
+
+static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
+{
+    xe_recipe r;
+    memset(&r, 0, sizeof r);
+    r.bandwidth = 16e9;
+    r.latency = 1e-5;
+    r.time_unit = 1.0;
+    char buf[1024];
+    int line = 0, rc = XE_OK;
+    while (!rc && fgets(buf, sizeof buf, f)) {
+        line++;
+        size_t n = strlen(buf);
+        if (n == sizeof buf - 1 && buf[n - 1] != '\n' && !feof(f))
+            return xe_err_set(err, XE_EPARSE, "%s: line %d: longer than %zu characters", path, line, sizeof buf - 2);
+        if (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = '\0';
+        char *t = trim(buf);
+        if (!*t) continue;
+        rc = read_line(path, line, t, r.ndev, &r, err);
+        if (!rc) r.ndev++;
+    }
+    if (!rc && ferror(f)) rc = xe_err_set(err, XE_EIO, "%s: read error", path);
+    if (!rc && r.ndev == 0)
+        rc = xe_err_set(err, XE_EPARSE, "%s: no device: neither JSON nor lines name;type;id;streams;budget_bytes",
+                        path);
+    if (!rc) *out = r;
+    return rc;
+}
+
+/* JSON when the first character that is not blank is '{', the line format otherwise. */
+static int read_any(const char *path, xe_recipe *out, xe_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int c;
+    do c = fgetc(f);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    int rc;
+    if (c == '{') {
+        rc = read_devices(path, out, err);
+    } else {
+        rewind(f);
+        rc = read_lines(path, f, out, err);
+    }
+    fclose(f);
+    return rc;
+}
+
+int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
+{
+    return xe_io_oneline(err, read_any(path, out, err));
 }

@@ -90,7 +90,14 @@ static int build(const char *path, const graph_parts *p, xe_graph **out, xe_err 
     if (p->n == 0) return xe_err_set(err, XE_EINVAL, "%s: the graph has no nodes", path);
     const char **names = malloc(sizeof *names * cnt(p->n));
     if (!names) return oom(path, err);
-    for (int i = 0; i < p->n; i++) names[i] = p->nodes[i].name;
+    for (int i = 0; i < p->n; i++) {
+        names[i] = p->nodes[i].name;
+        if (xe_io_has_control(names[i])) {
+            free(names);
+            return xe_err_set(err, XE_EINVAL, "%s: node %d: name '%s' contains a control character",
+                              path, i, p->nodes[i].name);
+        }
+    }
     xe_name_index uniq;
     int rc = xe_name_index_build(&uniq, names, p->n, path, "node", err);
     free(names);
@@ -432,7 +439,7 @@ static nl_schema detect_node_link(const json_t *root)
     return SCHEMA_UNKNOWN;
 }
 
-int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
+static int read_graph(const char *path, xe_graph **out, xe_err *err)
 {
     *out = NULL;
     json_t *root;
@@ -462,4 +469,9 @@ int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
     parts_free(&p);
     json_decref(root);
     return rc;
+}
+
+int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
+{
+    return xe_io_oneline(err, read_graph(path, out, err));
 }

@@ -169,3 +169,39 @@ int xe_json_push(json_t *arr, json_t *value)
     if (!value) return -1;
     return json_array_append_new(arr, value) == 0 ? 0 : -1;
 }
+
+int xe_io_oneline(xe_err *err, int rc)
+{
+    if (rc == XE_OK || !err) return rc;
+    char out[sizeof err->msg];
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)err->msg; *p; p++) {
+        char esc[5];
+        if (*p >= 0x20 && *p != 0x7f) {
+            esc[0] = (char)*p;
+            esc[1] = '\0';
+        } else if (*p == '\n') {
+            snprintf(esc, sizeof esc, "\\n");
+        } else if (*p == '\r') {
+            snprintf(esc, sizeof esc, "\\r");
+        } else if (*p == '\t') {
+            snprintf(esc, sizeof esc, "\\t");
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
+        }
+        size_t len = strlen(esc);
+        if (k + len >= sizeof out) break; /* truncate: the message stays one line */
+        memcpy(out + k, esc, len);
+        k += len;
+    }
+    out[k] = '\0';
+    memcpy(err->msg, out, k + 1);
+    return rc;
+}
+
+int xe_io_has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) return 1;
+    return 0;
+}

@@ -60,6 +60,16 @@ int xe_json_put(json_t *obj, const char *key, json_t *value);
 /* Appends value to the array arr, stealing the reference; -1 on failure. */
 int xe_json_push(json_t *arr, json_t *value);
 
+/* Keeps err's message on one line whatever the input held: rewrites control characters
+ * (bytes below 0x20 and 0x7f, e.g. a newline inside a name or a "format" string that the
+ * message quotes) as \n, \r, \t or \xNN, truncating at the message capacity. Returns
+ * rc unchanged, so a public reader can end with `return xe_io_oneline(err, rc);`. */
+int xe_io_oneline(xe_err *err, int rc);
+
+/* Whether s holds a control character (a byte below 0x20, or 0x7f); such names are
+ * refused by the readers, since names are quoted in one-line messages and other files. */
+int xe_io_has_control(const char *s);
+
 /* Serialises root for humans: the top level and its direct members (and arrays of
  * objects one level below) are expanded one member per line, anything deeper is written
  * on one line (so a node, an edge, an event or a device summary is one line). Reals are written with the fewest digits that read back

@@ -250,8 +250,8 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
     return XE_OK;
 }
 
-int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
-                                xe_err *err)
+static int read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
+                                 xe_err *err)
 {
     for (int d = 0; d < XE_MAX_DEV; d++) budget[d] = -1;
     json_t *root;
@@ -270,8 +270,8 @@ int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t
     return rc;
 }
 
-int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
-                        xe_err *err)
+static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
+                         xe_err *err)
 {
     json_t *root;
     int rc = xe_json_load(path, &root, err);
@@ -306,4 +306,16 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
     free(names);
     json_decref(root);
     return rc;
+}
+
+int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
+                                xe_err *err)
+{
+    return xe_io_oneline(err, read_schedule_budgets(path, in, budget, err));
+}
+
+int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
+                        xe_err *err)
+{
+    return xe_io_oneline(err, read_schedule(path, in, out, err));
 }

@@ -18,7 +18,7 @@
 
 typedef struct wire {
     int rc, status, has_sol, nvars, nrows, nints;
-    double objective, bound, gap, solve_time;
+    double objective, bound, gap, solve_time, time_best, time_first;
     char msg[512];
 } wire;
 
@@ -77,6 +77,8 @@ static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn
     w.bound = r.bound;
     w.gap = r.gap;
     w.solve_time = r.solve_time;
+    w.time_best = r.time_best;
+    w.time_first = r.time_first;
     w.nvars = r.nvars;
     w.nrows = r.nrows;
     w.nints = r.nints;
@@ -120,6 +122,8 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
         res->bound = w.bound;
         res->gap = w.gap;
         res->solve_time = w.solve_time;
+        res->time_best = w.time_best;
+        res->time_first = w.time_first;
         res->nvars = w.nvars;
         res->nrows = w.nrows;
         res->nints = w.nints;

@@ -420,3 +420,61 @@ int xe_model_extract(const xe_model *m, const double *x, xe_stages *st)
             }
     return XE_OK;
 }
+
+int xe_model_reduce(const xe_model *m, const uint8_t *fixed, const double *x, xe_model *sub, int *map,
+                    double *objconst, xe_err *err)
+{
+    memset(sub, 0, sizeof *sub);
+    sub->n = m->n;
+    sub->D = m->D;
+    sub->mscale = m->mscale;
+    int *newcol = malloc((size_t)(m->ncols ? m->ncols : 1) * sizeof *newcol);
+    int *newrow = malloc((size_t)(m->nrows ? m->nrows : 1) * sizeof *newrow);
+    double *shift = calloc((size_t)(m->nrows ? m->nrows : 1), sizeof *shift);
+    int *nfree = calloc((size_t)(m->nrows ? m->nrows : 1), sizeof *nfree);
+    if (!newcol || !newrow || !shift || !nfree) goto nomem;
+    *objconst = 0;
+    for (int c = 0; c < m->ncols; c++) {
+        if (fixed[c]) {
+            newcol[c] = -1;
+            *objconst += m->obj[c] * x[c];
+            continue;
+        }
+        int k = add_col(sub, m->obj[c], m->clb[c], m->cub[c], m->isint[c]);
+        TRY(k);
+        map[k] = c;
+        newcol[c] = k;
+    }
+    for (int z = 0; z < m->nnz; z++) {
+        int c = m->tcol[z], r = m->trow[z];
+        if (newcol[c] < 0) shift[r] += m->tval[z] * x[c];
+        else nfree[r]++;
+    }
+    for (int r = 0; r < m->nrows; r++) {
+        newrow[r] = -1;
+        if (nfree[r] == 0) {
+            double tol = 1e-6 * fmax(1.0, fabs(shift[r]));
+            if (shift[r] < m->rlb[r] - tol || shift[r] > m->rub[r] + tol) {
+                int rc = xe_err_set(err, XE_EINVAL, "the fixed part of the window violates MILP row %d (%g not in [%g, %g])", r,
+                                    shift[r], m->rlb[r], m->rub[r]);
+                free(newcol), free(newrow), free(shift), free(nfree);
+                xe_model_clear(sub);
+                return rc;
+            }
+            continue;
+        }
+        newrow[r] = add_row(sub, m->rlb[r] - shift[r], m->rub[r] - shift[r]);
+        TRY(newrow[r]);
+    }
+    for (int z = 0; z < m->nnz; z++) {
+        int c = newcol[m->tcol[z]], r = newrow[m->trow[z]];
+        if (c < 0 || r < 0) continue;
+        TRY(add_nz_row(sub, r, c, m->tval[z]));
+    }
+    free(newcol), free(newrow), free(shift), free(nfree);
+    return XE_OK;
+nomem:
+    free(newcol), free(newrow), free(shift), free(nfree);
+    xe_model_clear(sub);
+    return xe_err_set(err, XE_ENOMEM, "out of memory reducing the MILP to a window");
+}

@@ -43,4 +43,13 @@ int xe_model_start_values(const xe_instance *in, const xe_model *m, const xe_sta
 /* Reads R, S, C from a column vector (rounded at 0.5) into st (initialised here). */
 int xe_model_extract(const xe_model *m, const double *x, xe_stages *st);
 
+/* Substitutes the columns with fixed[c] != 0 by their values x[c] (window solves of
+ * LNS): sub gets every other column of m, in order (map[k] = m's column of sub's column
+ * k; map has room for m->ncols), and every row with at least one of them, its bounds
+ * shifted by the fixed part; a row left with no free column is checked against x
+ * (XE_EINVAL when violated by more than 1e-6). *objconst = sum of obj[c] * x[c] over the
+ * fixed columns. sub owns only its column, row and triplet arrays (xe_model_clear). */
+int xe_model_reduce(const xe_model *m, const uint8_t *fixed, const double *x, xe_model *sub, int *map,
+                    double *objconst, xe_err *err);
+
 #endif

@@ -21,6 +21,11 @@ void xe_milp_opts_default(xe_milp_opts *o)
     o->progress = 0;
     o->start = NULL;
     o->isolate = 0;
+    o->fix = NULL;
+    o->fix_t0 = 0;
+    o->fix_t1 = 0;
+    o->relax = 0;
+    o->free_nodes = NULL;
 }
 
 const char *xe_milp_status_str(xe_milp_status s)
@@ -52,6 +57,9 @@ static double now_s(void)
 typedef struct progress {
     double t0, last;
     double incumbent, bound;
+    double tbest; /* seconds from t0 to the last improvement of the incumbent */
+    double tfirst; /* seconds from t0 to the first incumbent, -1 before */
+    int print;    /* 1: progress lines on stderr */
 } progress;
 static _Thread_local progress *tls_progress;
 
@@ -77,12 +85,16 @@ static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *
         p->incumbent = dvec[0] < 1e49 ? dvec[0] : INFINITY;
         p->bound = dvec[1];
     } else if ((msgno == 4 || msgno == 12 || msgno == 16) && ndouble >= 1) {
-        if (dvec[0] < p->incumbent) p->incumbent = dvec[0];
+        if (dvec[0] < p->incumbent) {
+            p->incumbent = dvec[0];
+            p->tbest = now_s() - p->t0;
+            if (p->tfirst < 0) p->tfirst = p->tbest;
+        }
     } else {
         return;
     }
     double t = now_s();
-    if (t - p->last >= 1.0) {
+    if (p->print && t - p->last >= 1.0) {
         p->last = t;
         progress_line(p);
     }
@@ -121,17 +133,82 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         int rc = xe_stages_check(in, o->start, err);
         if (rc) return rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINVAL, "the starting schedule is not valid: %s", err ? err->msg : "");
     }
-    xe_model m;
+    if (o->fix) {
+        int rc = xe_stages_check(in, o->fix, err);
+        if (rc) return rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINVAL, "the schedule to fix is not valid: %s", err ? err->msg : "");
+        if (o->fix_t0 < 0 || o->fix_t0 > o->fix_t1 || (o->fix_t0 == o->fix_t1 && !o->free_nodes) || o->fix_t1 > in->g->n)
+            return xe_err_set(err, XE_EINVAL, "window [%d, %d) is not a stage range of the %d-node graph", o->fix_t0,
+                              o->fix_t1, in->g->n);
+    }
+    xe_model m, sub;
+    memset(&sub, 0, sizeof sub);
     int rc = xe_model_build(in, &m, err);
     if (rc) return rc;
-    res->nvars = m.ncols;
-    res->nrows = m.nrows;
-    for (int c = 0; c < m.ncols; c++) res->nints += m.isint[c];
-
+    const xe_model *lm = &m; /* the model CBC sees */
+    int *map = NULL;
+    uint8_t *fixed = NULL;
+    double objconst = 0, *xfix = NULL, *xfull = NULL;
     int *start = NULL, *index = NULL;
     double *value = NULL, *x0 = NULL;
     Cbc_Model *cbc = NULL;
-    if (to_csc(&m, &start, &index, &value)) {
+    double start_cost = INFINITY;
+    if (o->fix) {
+        xfix = malloc((size_t)(m.ncols ? m.ncols : 1) * sizeof *xfix);
+        fixed = calloc((size_t)(m.ncols ? m.ncols : 1), 1);
+        map = malloc((size_t)(m.ncols ? m.ncols : 1) * sizeof *map);
+        if (!xfix || !fixed || !map) {
+            rc = xe_err_set(err, XE_ENOMEM, "out of memory preparing the window");
+            goto done;
+        }
+        rc = xe_model_start_values(in, &m, o->fix, xfix, err);
+        if (rc) goto done;
+        int n = m.n, D = m.D;
+        const uint8_t *fn = o->free_nodes;
+        int fcur = 0;
+        for (int t = 0; t < n; t++) {
+            while (fcur < m.nfree && m.fv[fcur].t < t) fcur++;
+            int out_rsc = t < o->fix_t0 || t >= o->fix_t1;
+            int out_uf = t < o->fix_t0 - 1 || t >= o->fix_t1;
+            int any = !out_uf;
+            for (int i = 0; i <= t; i++) {
+                int keep_free = fn && fn[i];
+                for (int d = 0; d < D; d++) {
+                    int64_t a = ((int64_t)t * n + i) * D + d;
+                    int fx = out_rsc && !keep_free;
+                    if (m.iR[a] >= 0) fixed[m.iR[a]] = (uint8_t)fx;
+                    if (m.iS[a] >= 0) fixed[m.iS[a]] = (uint8_t)fx;
+                    for (int e = 0; e < D; e++)
+                        if (e != d && m.iC[a * D + e] >= 0) fixed[m.iC[a * D + e]] = (uint8_t)fx;
+                    if (!fx && (m.iR[a] >= 0 || m.iS[a] >= 0)) any = 1;
+                }
+            }
+            while (fn && !any && fcur < m.nfree && m.fv[fcur].t <= t) { /* FREE columns are ordered by t */
+                if (m.fv[fcur].t == t && (fn[m.fv[fcur].i] || fn[m.fv[fcur].k])) any = 1;
+                fcur++;
+            }
+            for (int k = 0; k <= t; k++)
+                for (int d = 0; d < D; d++) {
+                    int u = m.iU[((int64_t)t * n + k) * D + d];
+                    if (u >= 0) fixed[u] = (uint8_t)!any;
+                }
+        }
+        for (int f = 0; f < m.nfree; f++) {
+            const xe_free_var *v = &m.fv[f];
+            int out_uf = v->t < o->fix_t0 - 1 || v->t >= o->fix_t1;
+            fixed[m.free0 + f] = (uint8_t)(out_uf && !(fn && (fn[v->i] || fn[v->k])));
+        }
+        rc = xe_model_reduce(&m, fixed, xfix, &sub, map, &objconst, err);
+        if (rc) goto done;
+        lm = &sub;
+        start_cost = xe_stages_cost(in, o->fix);
+    } else if (o->start) {
+        start_cost = xe_stages_cost(in, o->start);
+    }
+    res->nvars = lm->ncols;
+    res->nrows = lm->nrows;
+    for (int c = 0; c < lm->ncols; c++) res->nints += lm->isint[c];
+
+    if (to_csc(lm, &start, &index, &value)) {
         rc = xe_err_set(err, XE_ENOMEM, "out of memory loading the MILP");
         goto done;
     }
@@ -140,19 +217,38 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         rc = xe_err_set(err, XE_ESOLVER, "CBC could not create a model");
         goto done;
     }
-    Cbc_loadProblem(cbc, m.ncols, m.nrows, start, index, value, m.clb, m.cub, m.obj, m.rlb, m.rub);
-    for (int c = 0; c < m.ncols; c++)
-        if (m.isint[c]) Cbc_setInteger(cbc, c);
+    Cbc_loadProblem(cbc, lm->ncols, lm->nrows, start, index, value, lm->clb, lm->cub, lm->obj, lm->rlb, lm->rub);
+    if (!o->relax)
+        for (int c = 0; c < lm->ncols; c++)
+            if (lm->isint[c]) Cbc_setInteger(cbc, c);
     char buf[64];
     snprintf(buf, sizeof buf, "%d", o->threads);
     Cbc_setParameter(cbc, "threads", buf);
     Cbc_setParameter(cbc, "timeMode", "elapsed");
     Cbc_setParameter(cbc, "integerTolerance", "1e-9");
+    /* CBC 2.10's CglPreProcess::postProcess crashes on some window models (VGG16 on
+     * GPU + CPU at 70%); windows are small enough without it */
+    if (o->fix) Cbc_setParameter(cbc, "preprocess", "off");
     Cbc_setMaximumSeconds(cbc, o->time_limit);
     Cbc_setAllowableFractionGap(cbc, o->rel_gap);
     Cbc_setAllowableGap(cbc, 1e-9);
-    Cbc_setLogLevel(cbc, o->progress ? 1 : 0);
-    if (o->start) {
+    /* log level 1 also for the callback that times improvements (time_best) */
+    Cbc_setLogLevel(cbc, o->relax ? 0 : 1);
+    if (o->fix && !o->relax) {
+        x0 = malloc((size_t)(lm->ncols ? lm->ncols : 1) * sizeof *x0);
+        int *idx = malloc((size_t)(lm->ncols ? lm->ncols : 1) * sizeof *idx);
+        if (!x0 || !idx) {
+            free(idx);
+            rc = xe_err_set(err, XE_ENOMEM, "out of memory preparing the MIP start");
+            goto done;
+        }
+        for (int k = 0; k < lm->ncols; k++) {
+            idx[k] = k;
+            x0[k] = xfix[map[k]];
+        }
+        Cbc_setMIPStartI(cbc, lm->ncols, idx, x0);
+        free(idx);
+    } else if (o->start && !o->relax) {
         x0 = malloc((size_t)m.ncols * sizeof *x0);
         int *idx = malloc((size_t)m.ncols * sizeof *idx);
         if (!x0 || !idx) {
@@ -169,15 +265,15 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         Cbc_setMIPStartI(cbc, m.ncols, idx, x0);
         free(idx);
     }
-    progress p = {now_s(), now_s(), INFINITY, -INFINITY};
-    if (o->progress) {
+    progress p = {now_s(), now_s(), INFINITY, -INFINITY, 0.0, -1.0, o->progress && !o->fix};
+    if (!o->relax) {
         tls_progress = &p;
         Cbc_registerCallBack(cbc, cbc_message);
     }
     /* With log level 1 CBC's driver also prints its banner and summary on stdout, where
      * our own output goes: keep stdout quiet for the duration of the solve. */
     int saved_stdout = -1;
-    if (o->progress) {
+    if (!o->relax) {
         fflush(stdout);
         int devnull = open("/dev/null", O_WRONLY);
         saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
@@ -194,14 +290,20 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         close(saved_stdout);
     }
 
+    if (o->relax) {
+        if (Cbc_isProvenInfeasible(cbc)) res->status = XE_MILP_INFEASIBLE;
+        else res->status = XE_MILP_NO_SOLUTION;
+        if (Cbc_isProvenOptimal(cbc)) res->bound = Cbc_getObjValue(cbc) + objconst;
+        goto done;
+    }
     const double *x = Cbc_getColSolution(cbc);
     int have = Cbc_numberSavedSolutions(cbc) > 0 || Cbc_isProvenOptimal(cbc);
-    double best = Cbc_getBestPossibleObjValue(cbc);
+    double best = Cbc_getBestPossibleObjValue(cbc) + objconst;
     if (Cbc_isProvenInfeasible(cbc) && !have) {
         res->status = XE_MILP_INFEASIBLE;
         goto done;
     }
-    if ((!have || !x) && o->start && !Cbc_isSecondsLimitReached(cbc) && o->time_limit - res->solve_time > 0.1) {
+    if ((!have || !x) && o->start && !o->fix && !Cbc_isSecondsLimitReached(cbc) && o->time_limit - res->solve_time > 0.1) {
         /* CBC 2.10 sometimes gives up on a MIP start without searching at all (seen with
          * six or more devices: "Illegal index ... in ClpModel::getColumnName"): search
          * once more without it, in the time left. */
@@ -216,6 +318,8 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         free(value);
         free(x0);
         xe_model_clear(&m);
+        xe_model_clear(&sub);
+        free(map), free(fixed), free(xfix);
         rc = solve_here(in, &again, res, err);
         res->solve_time += spent;
         return rc;
@@ -224,6 +328,16 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         res->status = XE_MILP_NO_SOLUTION;
         res->bound = best;
         goto done;
+    }
+    if (o->fix) {
+        xfull = malloc((size_t)(m.ncols ? m.ncols : 1) * sizeof *xfull);
+        if (!xfull) {
+            rc = xe_err_set(err, XE_ENOMEM, "out of memory reading the solution");
+            goto done;
+        }
+        memcpy(xfull, xfix, (size_t)m.ncols * sizeof *xfull);
+        for (int k = 0; k < lm->ncols; k++) xfull[map[k]] = x[k];
+        x = xfull;
     }
     rc = xe_model_extract(&m, x, &res->sol);
     if (rc) {
@@ -242,7 +356,9 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     res->status = Cbc_isProvenOptimal(cbc) ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
     res->gap = res->objective > 0 ? (res->objective - res->bound) / res->objective : 0.0;
     if (res->gap < 0) res->gap = 0;
-    if (o->progress) {
+    res->time_best = !isfinite(start_cost) || res->objective < start_cost - 1e-9 * fmax(1.0, start_cost) ? (p.tbest > 0 ? p.tbest : res->solve_time) : 0.0;
+    res->time_first = (o->start || o->fix) ? 0.0 : p.tfirst >= 0 ? p.tfirst : res->solve_time;
+    if (p.print) {
         p.incumbent = res->objective;
         p.bound = res->bound;
         progress_line(&p);
@@ -253,6 +369,9 @@ done:
     free(index);
     free(value);
     free(x0);
+    free(xfull);
+    free(map), free(fixed), free(xfix);
+    xe_model_clear(&sub);
     xe_model_clear(&m);
     return rc;
 }

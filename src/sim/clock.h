@@ -14,6 +14,7 @@ typedef struct xe_sim_clock {
     double compute_free[XE_MAX_DEV];            /* compute stream of d is free from */
     double copy_free[XE_MAX_DEV][XE_MAX_DEV];   /* copy stream d -> e is free from */
     double makespan;  /* latest end so far, seconds */
+    double last_start, last_end; /* times of the event timed last (a free: its release) */
 } xe_sim_clock;
 
 /* Allocates the per-(node, device) arrays, all times 0. XE_ENOMEM on failure (c is then

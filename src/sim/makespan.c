@@ -16,6 +16,7 @@ int xe_sim_clock_init(xe_sim_clock *c, int n, int ndev)
     c->n = n;
     c->ndev = ndev;
     c->makespan = 0.0;
+    c->last_start = c->last_end = 0.0;
     for (int d = 0; d < XE_MAX_DEV; d++) {
         c->compute_free[d] = 0.0;
         for (int e = 0; e < XE_MAX_DEV; e++) c->copy_free[d][e] = 0.0;
@@ -62,6 +63,8 @@ static void compute_event(xe_sim_clock *c, const xe_instance *in, int v, int d)
         c->lastread[k] = max2(c->lastread[k], end);
     }
     c->compute_free[d] = end;
+    c->last_start = start;
+    c->last_end = end;
     made_resident(c, v, d, end);
     c->makespan = max2(c->makespan, end);
 }
@@ -74,6 +77,8 @@ static void copy_event(xe_sim_clock *c, const xe_instance *in, int v, int d, int
     double end = start + xe_copy_cost(in, v, d, e);
     c->lastread[src] = max2(c->lastread[src], end);
     c->copy_free[d][e] = end;
+    c->last_start = start;
+    c->last_end = end;
     made_resident(c, v, e, end);
     c->makespan = max2(c->makespan, end);
 }
@@ -86,6 +91,7 @@ void xe_sim_clock_event(xe_sim_clock *c, const xe_instance *in, const xe_event *
     case XE_EV_FREE: {
         size_t k = (size_t)e->node * (size_t)c->ndev + (size_t)e->dev;
         c->release[k] = c->lastread[k];
+        c->last_start = c->last_end = c->release[k];
         break;
     }
     default: XE_ASSERT(0, "event kind was validated by the replay"); break;

@@ -186,11 +186,12 @@ static int do_free(replay *r, xe_sim_result *res, int i, const xe_event *e, xe_e
 }
 
 static int replay_events(replay *r, xe_sim_clock *clk, const xe_schedule *s,
-                         xe_sim_result *res, xe_err *err)
+                         xe_sim_result *res, xe_sim_step *trace, xe_err *err)
 {
     const xe_instance *in = r->in;
     for (int i = 0; i < s->len; i++) {
         const xe_event *e = &s->ev[i];
+        double serial_start = res->total_time;
         int rc = check_indices(in, i, e, err);
         if (rc == XE_OK) {
             switch (e->kind) {
@@ -205,6 +206,14 @@ static int replay_events(replay *r, xe_sim_clock *clk, const xe_schedule *s,
         }
         xe_sim_clock_event(clk, in, e);
         res->makespan = clk->makespan;
+        if (trace) {
+            xe_sim_step *st = &trace[i];
+            for (int d = 0; d < XE_MAX_DEV; d++) st->bytes[d] = d < in->ndev ? r->bytes[d] : 0;
+            st->serial_start = serial_start;
+            st->serial_end = res->total_time;
+            st->start = clk->last_start;
+            st->end = clk->last_end;
+        }
     }
     for (int v = 0; v < in->g->n; v++) {
         if (!r->computed[v]) {
@@ -216,6 +225,12 @@ static int replay_events(replay *r, xe_sim_clock *clk, const xe_schedule *s,
 }
 
 int xe_sim_run(const xe_instance *in, const xe_schedule *s, xe_sim_result *res, xe_err *err)
+{
+    return xe_sim_run_trace(in, s, res, NULL, err);
+}
+
+int xe_sim_run_trace(const xe_instance *in, const xe_schedule *s, xe_sim_result *res,
+                     xe_sim_step *trace, xe_err *err)
 {
     xe_sim_result local;
     if (!res) res = &local;
@@ -234,7 +249,7 @@ int xe_sim_run(const xe_instance *in, const xe_schedule *s, xe_sim_result *res, 
     if (!r.resident || !r.computed || rc != XE_OK) {
         rc = xe_err_set(err, XE_ENOMEM, "simulator: out of memory for %d nodes", n);
     } else {
-        rc = replay_events(&r, &clk, s, res, err);
+        rc = replay_events(&r, &clk, s, res, trace, err);
     }
     xe_sim_clock_free(&clk);
     free(r.resident);

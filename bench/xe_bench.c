@@ -1,0 +1,354 @@
+/* xe_bench — every method on every shared graph, one device ("gpu") and two ("gpu+cpu"),
+ * at several budgets (percent of the no-recomputation peak): cost relative to the
+ * no-recomputation schedule, lower bound, gap, time to the first valid schedule and to
+ * the best; the plain MILP (no start) side by side. Writes a CSV (bench/run.sh plots it).
+ *
+ * usage: xe_bench [--graphs DIR] [--limit S] [--budgets 90,80,70,60,50]
+ *                 [--presets gpu,gpu+cpu] [--methods heuristic,milp,lns,milp-nostart]
+ *                 [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]
+ *
+ * Every schedule is replayed by the simulator before it is counted. Times are wall
+ * seconds on this machine from the start of the method (the heuristic's time is part of
+ * the methods it starts). */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xengine/io.h"
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+
+#if defined(__has_include)
+#if __has_include("xengine/baselines.h")
+#include "xengine/baselines.h"
+#define XE_HAVE_BASELINES 1
+#endif
+#endif
+
+typedef struct bench_opts {
+    const char *graphs, *csv, *only;
+    double limit;
+    int budgets[16], nbudgets;
+    const char *presets[4];
+    int npresets;
+    char methods[256];
+    int threads, max_nodes;
+} bench_opts;
+
+typedef struct row {
+    const char *method;
+    const char *status;
+    double obj, bound, t_first, t_best, t_total, t_reach; /* t_reach: plain MILP's final objective */
+} row;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int has_method(const bench_opts *o, const char *m)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->methods);
+    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ","))
+        if (!strcmp(s, m)) return 1;
+    return 0;
+}
+
+/* 1 when st replays in the simulator with the plan's own cost. */
+static int valid(const xe_instance *in, const xe_stages *st)
+{
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_sim_result sr;
+    xe_err err;
+    int ok = xe_stages_to_schedule(in, st, &s, &err) == XE_OK && xe_sim_run(in, &s, &sr, &err) == XE_OK &&
+             fabs(sr.total_time - xe_stages_cost(in, st)) <= 1e-6 * fmax(1.0, sr.total_time);
+    if (!ok) fprintf(stderr, "xe_bench: schedule fails the simulator: %s\n", err.msg);
+    xe_schedule_clear(&s);
+    return ok;
+}
+
+static void parse_budgets(bench_opts *o, const char *v)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    o->nbudgets = 0;
+    for (char *s = strtok(buf, ","); s && o->nbudgets < 16; s = strtok(NULL, ",")) o->budgets[o->nbudgets++] = atoi(s);
+}
+
+static void parse_presets(bench_opts *o, const char *v)
+{
+    o->npresets = 0;
+    if (strstr(v, "gpu+cpu")) o->presets[o->npresets++] = "gpu+cpu";
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ","))
+        if (!strcmp(s, "gpu") && o->npresets < 4) o->presets[o->npresets++] = "gpu";
+}
+
+static void print_row(FILE *csv, const char *graph, int n, const char *preset, int pct, double base,
+                      double bound, const row *r)
+{
+    char ob[32] = "-", rel[32] = "-", gap[32] = "-", tf[32] = "-", tb[32] = "-", tr[32] = "-";
+    if (isfinite(r->obj)) {
+        snprintf(ob, sizeof ob, "%.4f", r->obj);
+        snprintf(rel, sizeof rel, "%.4f", r->obj / base);
+        snprintf(tf, sizeof tf, "%.3f", r->t_first);
+        snprintf(tb, sizeof tb, "%.3f", r->t_best);
+        if (isfinite(bound) && r->obj > 0) snprintf(gap, sizeof gap, "%.2f%%", 100 * (r->obj - bound) / r->obj);
+    }
+    if (isfinite(r->t_reach)) snprintf(tr, sizeof tr, "%.3f", r->t_reach);
+    printf("  %-14s %-24s %12s %8s %8s %8s %8s %8s %8s\n", r->method, r->status, ob, rel, gap, tf, tb, tr,
+           isfinite(r->t_total) ? "" : "");
+    if (csv) {
+        fprintf(csv, "%s,%d,%s,%d,%s,%s,%.9g,%.6f,%.9g,%.6f,%.4f,%.4f,%.4f,%.4f\n", graph, n, preset, pct, r->method,
+                r->status, r->obj, isfinite(r->obj) ? r->obj / base : NAN, bound,
+                isfinite(r->obj) && isfinite(bound) && r->obj > 0 ? (r->obj - bound) / r->obj : NAN, r->t_first,
+                r->t_best, r->t_total, r->t_reach);
+        fflush(csv);
+    }
+}
+
+static void run_case(const bench_opts *o, FILE *csv, const char *path, const char *gname, const char *preset,
+                     int pct)
+{
+    xe_err err;
+    xe_graph *g = NULL;
+    if (xe_io_read_graph(path, &g, &err)) {
+        printf("skip %s: %s\n", gname, err.msg);
+        return;
+    }
+    int n = g->n;
+    xe_recipe r;
+    xe_instance *in = NULL;
+    if (xe_recipe_preset(preset, pct / 100.0, &r, &err) || xe_instance_from_recipe(g, &r, &in, &err)) {
+        printf("skip %s: %s\n", gname, err.msg);
+        xe_graph_free(g);
+        return;
+    }
+    double base = 0;
+    for (int v = 0; v < n; v++) base += xe_cost(in, v, 0);
+    row rows[24];
+    int nr = 0;
+    double bound = xe_bound_cheapest(in);
+    printf("\n%s (%d nodes), %s, budget %d%% of the no-recomputation peak; no-recomputation cost %.4f s\n", gname,
+           n, preset, pct, base);
+    if (!isfinite(bound)) {
+        printf("  infeasible: a node fits no device with its inputs (proven)\n");
+        if (csv) fprintf(csv, "%s,%d,%s,%d,all,infeasible,nan,nan,inf,nan,nan,nan,nan,nan\n", gname, n, preset, pct);
+        xe_instance_free(in);
+        return;
+    }
+    double t0 = now_s();
+    double lp = -INFINITY;
+    int lp_inf = 0;
+    int lrc = xe_bound_lp(in, fmin(o->limit, 30.0), 1, &lp, &lp_inf, &err);
+    if (lrc) fprintf(stderr, "xe_bench: LP bound: %s\n", err.msg);
+    if (lrc == XE_OK && isfinite(lp)) bound = fmax(bound, lp);
+    double t_lp = now_s() - t0;
+    printf("  bounds: every node once on its cheapest device %.4f; LP relaxation %s%.4f (%.2f s)\n",
+           xe_bound_cheapest(in), lp_inf ? "infeasible " : "", lp, t_lp);
+
+    /* heuristic portfolio */
+    xe_stages heur;
+    const char *which = "none";
+    t0 = now_s();
+    int hrc = xe_heur_best(in, &heur, &which, &err);
+    double t_heur = now_s() - t0;
+    int have_heur = hrc == XE_OK && valid(in, &heur);
+    double heur_cost = have_heur ? xe_stages_cost(in, &heur) : INFINITY;
+    if (has_method(o, "heuristic"))
+        rows[nr++] = (row){"heuristic", have_heur ? which : "none found", heur_cost, NAN, t_heur, t_heur, t_heur, NAN};
+
+#ifdef XE_HAVE_BASELINES
+    /* baselines (include/xengine/baselines.h): each is validated by the simulator there */
+    static const char *bl[] = {"checkpoint-all", "chen-sqrt", "chen-greedy", "revolve", "chain-dp", "one-device",
+                               "fastest-device"};
+    if (has_method(o, "baselines"))
+        for (size_t k = 0; k < sizeof bl / sizeof *bl; k++) {
+            xe_schedule bs;
+            xe_schedule_init(&bs);
+            double bc = INFINITY;
+            t0 = now_s();
+            int rc = xe_baseline_run(in, bl[k], &bs, &bc, &err);
+            double tt = now_s() - t0;
+            xe_schedule_clear(&bs);
+            const char *st = rc == XE_OK ? "valid" : rc == XE_EUNSUPPORTED ? "not applicable" : rc == XE_EINFEASIBLE ? "none found" : "error";
+            if (rc == XE_EUNSUPPORTED) continue; /* e.g. revolve on a non-chain: no row */
+            rows[nr++] = (row){bl[k], st, rc == XE_OK ? bc : INFINITY, NAN, tt, tt, tt, NAN};
+        }
+#endif
+
+    xe_milp_result plain = {0};
+    int have_plain = 0;
+    if (has_method(o, "milp-nostart")) {
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.time_limit = o->limit;
+        mo.threads = o->threads;
+        mo.isolate = 1;
+        t0 = now_s();
+        int rc = xe_milp_solve(in, &mo, &plain, &err);
+        double tt = now_s() - t0;
+        if (rc) fprintf(stderr, "xe_bench: milp-nostart: %s\n", err.msg);
+        have_plain = rc == XE_OK && plain.sol.R && valid(in, &plain.sol);
+        if (rc == XE_OK && isfinite(plain.bound) && !plain.killed) bound = fmax(bound, plain.bound);
+        rows[nr++] = (row){"milp-nostart",
+                           rc ? "error" : plain.killed ? "killed at limit" : xe_milp_status_str(plain.status),
+                           have_plain ? plain.objective : INFINITY, NAN, have_plain ? plain.time_first : NAN,
+                           have_plain ? plain.time_best : NAN, tt, have_plain ? plain.time_best : NAN};
+    }
+    double target = have_plain ? plain.objective : NAN; /* NaN: no comparison possible */
+    if (has_method(o, "milp") && have_heur) {
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.time_limit = fmax(0.1, o->limit - t_heur);
+        mo.threads = o->threads;
+        mo.isolate = 1;
+        mo.start = &heur;
+        xe_milp_result mr;
+        t0 = now_s();
+        int rc = xe_milp_solve(in, &mo, &mr, &err);
+        double tt = now_s() - t0 + t_heur;
+        if (rc) fprintf(stderr, "xe_bench: milp+start: %s\n", err.msg);
+        int ok = rc == XE_OK && mr.sol.R && valid(in, &mr.sol);
+        if (rc == XE_OK && isfinite(mr.bound) && !mr.killed) bound = fmax(bound, mr.bound);
+        double obj = ok && mr.objective < heur_cost ? mr.objective : heur_cost;
+        double tb = ok && mr.objective < heur_cost ? t_heur + mr.time_best : t_heur;
+        double reach = obj <= target * (1 + 1e-6) ? (heur_cost <= target * (1 + 1e-6) ? t_heur : tb) : NAN;
+        rows[nr++] = (row){"milp+start", rc ? "error" : mr.killed ? "killed at limit" : xe_milp_status_str(mr.status),
+                           obj, NAN, t_heur, tb, tt, reach};
+        xe_milp_result_clear(&mr);
+    }
+    if (has_method(o, "lns") && have_heur) {
+        xe_lns_opts lo;
+        xe_lns_opts_default(&lo);
+        lo.time_limit = fmax(0.1, o->limit - t_heur);
+        lo.threads = o->threads;
+        lo.isolate = 1;
+        lo.bound = bound;
+        xe_lns_result lr;
+        t0 = now_s();
+        int rc = xe_lns_solve(in, &heur, &lo, &lr, &err);
+        double tt = now_s() - t0 + t_heur;
+        int ok = rc == XE_OK && valid(in, &lr.sol);
+        double reach = NAN;
+        if (ok)
+            for (int k = 0; k < lr.ntrace; k++)
+                if (lr.trace_obj[k] <= target * (1 + 1e-6)) {
+                    reach = t_heur + lr.trace_t[k];
+                    break;
+                }
+        if (ok && lr.optimal) bound = fmax(bound, lr.objective);
+        const char *st = rc ? "error" : lr.stop;
+        rows[nr++] = (row){"lns", st, ok ? lr.objective : INFINITY, NAN, t_heur, t_heur + lr.time_best, tt, reach};
+        if (rc) fprintf(stderr, "xe_bench: lns: %s\n", err.msg);
+        if (rc == XE_OK) xe_lns_result_clear(&lr);
+    }
+    printf("  %-14s %-24s %12s %8s %8s %8s %8s %8s\n", "method", "status", "objective_s", "rel", "gap", "t_first",
+           "t_best", "t_plain");
+    for (int k = 0; k < nr; k++) print_row(csv, gname, n, preset, pct, base, bound, &rows[k]);
+    printf("  bound used for the gaps: %.4f s (best of: cheapest-device sum, LP relaxation, MILP bounds)\n", bound);
+    xe_milp_result_clear(&plain);
+    xe_stages_clear(&heur);
+    xe_instance_free(in);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {.graphs = "../shared/graphs", .csv = NULL, .only = NULL, .limit = 60, .threads = 1, .max_nodes = 100000};
+    parse_budgets(&o, "90,80,70,60,50");
+    parse_presets(&o, "gpu,gpu+cpu");
+    snprintf(o.methods, sizeof o.methods, "baselines,heuristic,milp-nostart,milp,lns");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) {
+            o.limit = 10;
+            parse_budgets(&o, "90,70,50");
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "xe_bench: %s needs a value (see the comment at the top of bench/xe_bench.c)\n", a);
+            return 1;
+        }
+        i++;
+        if (!strcmp(a, "--graphs")) o.graphs = v;
+        else if (!strcmp(a, "--limit")) o.limit = atof(v);
+        else if (!strcmp(a, "--budgets")) parse_budgets(&o, v);
+        else if (!strcmp(a, "--presets")) parse_presets(&o, v);
+        else if (!strcmp(a, "--methods")) snprintf(o.methods, sizeof o.methods, "%s", v);
+        else if (!strcmp(a, "--only")) o.only = v;
+        else if (!strcmp(a, "--threads")) o.threads = atoi(v);
+        else if (!strcmp(a, "--max-nodes")) o.max_nodes = atoi(v);
+        else if (!strcmp(a, "--csv")) o.csv = v;
+        else {
+            fprintf(stderr, "xe_bench: unknown option %s\n", a);
+            return 1;
+        }
+    }
+    if (!(o.limit > 0) || o.threads < 1 || o.nbudgets == 0 || o.npresets == 0) {
+        fprintf(stderr, "xe_bench: --limit > 0, --threads >= 1, at least one budget and preset\n");
+        return 1;
+    }
+    DIR *dir = opendir(o.graphs);
+    if (!dir) {
+        printf("xe_bench: %s is absent: nothing to run (skipped)\n", o.graphs);
+        return 0;
+    }
+    char *names[256];
+    int nn = 0;
+    for (struct dirent *de; (de = readdir(dir)) && nn < 256;) {
+        size_t L = strlen(de->d_name);
+        if (L > 5 && !strcmp(de->d_name + L - 5, ".json") && (!o.only || strstr(de->d_name, o.only)))
+            names[nn++] = strdup(de->d_name);
+    }
+    closedir(dir);
+    qsort(names, (size_t)nn, sizeof *names, cmp_str);
+    FILE *csv = NULL;
+    if (o.csv) {
+        csv = fopen(o.csv, "w");
+        if (!csv) {
+            fprintf(stderr, "xe_bench: cannot write %s\n", o.csv);
+            return 1;
+        }
+        fprintf(csv, "graph,nodes,preset,budget_pct,method,status,objective_s,rel_cost,bound_s,gap,t_first_s,t_best_s,"
+                     "t_total_s,t_reach_plain_s\n");
+    }
+    printf("xe_bench: %d graphs in %s, limit %g s per method, threads %d, methods %s\n", nn, o.graphs, o.limit,
+           o.threads, o.methods);
+    for (int k = 0; k < nn; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", o.graphs, names[k]);
+        char gname[256];
+        snprintf(gname, sizeof gname, "%s", names[k]);
+        gname[strlen(gname) - 5] = 0;
+        xe_graph *g = NULL;
+        xe_err err;
+        if (xe_io_read_graph(path, &g, &err)) {
+            printf("skip %s: %s\n", names[k], err.msg);
+            free(names[k]);
+            continue;
+        }
+        int n = g->n;
+        xe_graph_free(g);
+        if (n > o.max_nodes) {
+            printf("skip %s: %d nodes > --max-nodes %d\n", gname, n, o.max_nodes);
+            free(names[k]);
+            continue;
+        }
+        for (int p = 0; p < o.npresets; p++)
+            for (int b = 0; b < o.nbudgets; b++) run_case(&o, csv, path, gname, o.presets[p], o.budgets[b]);
+        free(names[k]);
+    }
+    if (csv) fclose(csv);
+    return 0;
+}

@@ -1,0 +1,81 @@
+/* xengine export-graph — writes the graph of a model (an ONNX model's training or
+ * inference graph) in xengine's own JSON format, and optionally its per-device costs. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "xengine/io.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: xengine export-graph GRAPH [--batch N] [--inference] [--devices D] -o GRAPH.json\n"
+            "                            [--costs-out COSTS.json]\n"
+            "\n"
+            "Writes GRAPH (an ONNX model, or any graph 'solve' reads) in xengine's JSON graph\n"
+            "format (docs/formats.md). For an ONNX model that is its training graph (or, with\n"
+            "--inference, its inference graph; docs/training-graph.md), each node's cost the\n"
+            "roofline estimate on the first device of --devices in milliseconds (the unit the\n"
+            "presets read JSON graph costs in). --costs-out writes the estimate for every\n"
+            "device and device pair (a costs file for 'solve --costs').\n"
+            "\n"
+            "example:\n"
+            "  xengine export-graph tests/data/onnx/resnet18.onnx --batch 32 -o resnet18.json \\\n"
+            "      --costs-out resnet18_costs.json\n");
+}
+
+int xe_cli_export_graph(int argc, char **argv)
+{
+    xe_cli_inst_opts io = {0};
+    const char *out = NULL, *costs_out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int c = xe_cli_inst_arg(argc, argv, &i, &io);
+        if (c < 0) return XE_EXIT_USAGE;
+        if (c) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return XE_EXIT_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--costs-out")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine export-graph: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--costs-out")) costs_out = argv[++i];
+            else out = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "xengine export-graph: unknown option '%s' (try --help)\n", a);
+            return XE_EXIT_USAGE;
+        } else if (!io.graph) {
+            io.graph = a;
+        } else {
+            fprintf(stderr, "xengine export-graph: unexpected argument '%s'\n", a);
+            return XE_EXIT_USAGE;
+        }
+    }
+    if (!io.graph || !out) {
+        fprintf(stderr, "xengine export-graph: need GRAPH and -o GRAPH.json (try --help)\n");
+        return XE_EXIT_USAGE;
+    }
+    int code = xe_cli_check_output(out, io.graph);
+    if (!code && costs_out) code = xe_cli_check_output(costs_out, io.graph);
+    if (code) return code;
+    xe_instance *in = NULL;
+    if ((code = xe_cli_load_instance(&io, &in))) return code;
+    if (xe_cli_is_onnx(io.graph))
+        for (int v = 0; v < in->g->n; v++) in->g->nodes[v].cost = xe_cost(in, v, 0) * 1e3;
+    xe_err err = {{0}};
+    int rc = xe_io_write_graph(out, in->g, &err);
+    if (!rc && costs_out && (rc = xe_io_write_costs(costs_out, in, &err))) unlink(out); /* all or nothing */
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        xe_instance_free(in);
+        return xe_cli_exit_code(rc);
+    }
+    printf("wrote %s (%d nodes, %d edges)", out, in->g->n, in->g->m);
+    if (costs_out) printf(" and %s (%d devices)", costs_out, in->ndev);
+    printf("\n");
+    xe_instance_free(in);
+    return XE_EXIT_OK;
+}

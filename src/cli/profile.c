@@ -1,0 +1,148 @@
+/* xengine profile — measures every operator of a model's training step on every device
+ * and every copy between devices, and writes the costs file the planner reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "xengine/io.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: xengine profile MODEL.onnx [--batch N] [--devices D] [--threads T1,T2,..]\n"
+            "                       [--runs N] [--warmup N] [--seed S] -o COSTS.json\n"
+            "\n"
+            "Runs one training step of MODEL with every tensor kept, then times every forward,\n"
+            "loss and backward node on every device (oneDNN CPU engines, each with its own\n"
+            "thread count) after --warmup untimed runs, takes the median of --runs runs, and\n"
+            "times each tensor's copy for every ordered device pair likewise. Writes them as a\n"
+            "costs file (docs/formats.md) for 'xengine solve --costs' and 'xengine run --costs'.\n"
+            "\n"
+            "  --devices D      preset or devices file as for solve (default cpu: one device with\n"
+            "                   every core); every device runs on this host's CPU (oneDNN)\n"
+            "  --threads T1,..  OpenMP threads per device (default: the number a device's name\n"
+            "                   ends with, cpu2 -> 2; else all cores)\n"
+            "  --runs N         timed runs per node, median taken (default 5)\n"
+            "  --warmup N       untimed runs per node first (default 2)\n"
+            "\n"
+            "example:\n"
+            "  xengine profile tests/data/onnx/resnet18.onnx --batch 2 \\\n"
+            "      --devices tests/data/cpu2_devices.json -o costs.json\n"
+            "\n"
+            "On a machine shared with other jobs, export OMP_WAIT_POLICY=passive (docs/executor.md).\n"
+            "\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error\n");
+}
+
+static int whole(const char *opt, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || end == v || x < lo || x > hi) {
+        fprintf(stderr, "xengine profile: %s must be a whole number from %ld to %ld\n", opt, lo, hi);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+int xe_cli_profile(int argc, char **argv)
+{
+    xe_cli_inst_opts io = {0};
+    const char *out = NULL, *threads = NULL;
+    xe_profile_opts po;
+    xe_profile_opts_default(&po);
+    for (int i = 1; i < argc; i++) {
+        int c = xe_cli_inst_arg(argc, argv, &i, &io);
+        if (c < 0) return XE_EXIT_USAGE;
+        if (c) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return XE_EXIT_OK;
+        }
+        int takes = !strcmp(a, "-o") || !strcmp(a, "--threads") || !strcmp(a, "--runs") || !strcmp(a, "--warmup") ||
+                    !strcmp(a, "--seed");
+        if (takes) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine profile: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            int x;
+            if (!strcmp(a, "-o")) out = v;
+            else if (!strcmp(a, "--threads")) threads = v;
+            else if (!strcmp(a, "--runs")) {
+                if (whole(a, v, 1, 100000, &x)) return XE_EXIT_USAGE;
+                po.runs = x;
+            } else if (!strcmp(a, "--warmup")) {
+                if (whole(a, v, 0, 100000, &x)) return XE_EXIT_USAGE;
+                po.warmup = x;
+            } else {
+                char *end;
+                po.seed = strtoull(v, &end, 10);
+                if (*end || end == v) {
+                    fprintf(stderr, "xengine profile: --seed must be a whole number\n");
+                    return XE_EXIT_USAGE;
+                }
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "xengine profile: unknown option '%s' (try --help)\n", a);
+            return XE_EXIT_USAGE;
+        } else if (!io.graph) {
+            io.graph = a;
+        } else {
+            fprintf(stderr, "xengine profile: unexpected argument '%s'\n", a);
+            return XE_EXIT_USAGE;
+        }
+    }
+    if (!io.graph || !out) {
+        fprintf(stderr, "xengine profile: need MODEL.onnx and -o COSTS.json (try --help)\n");
+        return XE_EXIT_USAGE;
+    }
+    if (io.costs) {
+        fprintf(stderr, "xengine profile: --costs does not apply (the profiler measures the costs)\n");
+        return XE_EXIT_USAGE;
+    }
+    int code = xe_cli_check_output(out, io.graph);
+    if (code) return code;
+    xe_cli_model m;
+    if ((code = xe_cli_model_load(&io, threads, &m))) return code;
+    memcpy(po.threads, m.threads, sizeof po.threads);
+    xe_err err = {{0}};
+    int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err);
+    if (!rc) rc = xe_io_write_costs(out, m.inst, &err);
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        xe_cli_model_free(&m);
+        return xe_cli_exit_code(rc);
+    }
+    /* summary: per device the sum of forward (and loss) and backward medians */
+    const xe_instance *in = m.inst;
+    printf("%s: %d nodes, median of %d runs after %d warm-up runs\n", io.graph, in->g->n, po.runs, po.warmup);
+    printf("%-8s %7s %12s %12s %12s\n", "device", "threads", "forward_s", "backward_s", "step_s");
+    for (int d = 0; d < in->ndev; d++) {
+        double f = 0, b = 0;
+        for (int v = 0; v < in->g->n; v++) {
+            if (in->g->nodes[v].backward) b += xe_cost(in, v, d);
+            else f += xe_cost(in, v, d);
+        }
+        printf("%-8s %7d %12.4f %12.4f %12.4f\n", in->dev[d].name, m.threads[d], f, b, f + b);
+    }
+    for (int d = 0; d < in->ndev; d++)
+        for (int e = 0; e < in->ndev; e++) {
+            if (d == e) continue;
+            double c = 0;
+            int64_t bytes = 0;
+            for (int v = 0; v < in->g->n; v++) {
+                c += xe_copy_cost(in, v, d, e);
+                bytes += in->g->nodes[v].mem;
+            }
+            printf("copies %s->%s: every tensor once %.4f s (%.2f GB/s)\n", in->dev[d].name, in->dev[e].name, c,
+                   c > 0 ? (double)bytes / c / 1e9 : 0.0);
+        }
+    printf("wrote %s\n", out);
+    xe_cli_model_free(&m);
+    return XE_EXIT_OK;
+}

@@ -1,0 +1,214 @@
+/* xengine run — executes a schedule for real on oneDNN CPU devices and prints measured
+ * vs predicted time and peak per device (include/xengine/exec.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "xengine/io.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: xengine run MODEL.onnx SCHEDULE.json [--batch N] [--devices D] [--budget B]\n"
+            "                   [--costs F] [--threads T1,T2,..] [--warmup N] [--repeat N] [--seed S]\n"
+            "                   [--check-grads]\n"
+            "\n"
+            "Runs one training step of MODEL exactly as SCHEDULE.json says (computes,\n"
+            "recomputations, copies, frees) with oneDNN on CPU devices, each device a oneDNN\n"
+            "engine with its own thread count and a memory pool that refuses to go over the\n"
+            "device's budget (the budgets the schedule file states, else the devices'). Prints\n"
+            "per device the measured time and peak next to the simulator's prediction from\n"
+            "the instance's costs (give the profiled ones with --costs) and the error.\n"
+            "\n"
+            "  --devices D      preset or devices file as for solve (default cpu: one device with\n"
+            "                   every core); every device runs on this host's CPU (oneDNN)\n"
+            "  --threads T1,..  OpenMP threads per device (default: the number a device's name\n"
+            "                   ends with, cpu2 -> 2; else all cores)\n"
+            "  --warmup N       untimed runs of the schedule before the measured ones (default 1)\n"
+            "  --repeat N       measured runs; each event counts with its median (default 3)\n"
+            "  --seed S         parameters, data and dropout masks (default 1)\n"
+            "  --check-grads    also run the keep-everything schedule on the first device,\n"
+            "                   unbounded, and compare every parameter gradient: bit for bit\n"
+            "                   when the schedule uses one device, else within 1e-5 relative\n"
+            "\n"
+            "example:\n"
+            "  xengine profile tests/data/onnx/resnet18.onnx --batch 2 \\\n"
+            "      --devices tests/data/cpu2_devices.json -o costs.json\n"
+            "  xengine solve tests/data/onnx/resnet18.onnx --batch 2 --devices tests/data/cpu2_devices.json \\\n"
+            "      --budget 60%% --costs costs.json -o plan.json\n"
+            "  xengine run tests/data/onnx/resnet18.onnx plan.json --batch 2 \\\n"
+            "      --devices tests/data/cpu2_devices.json --costs costs.json --check-grads\n"
+            "\n"
+            "On a machine shared with other jobs, export OMP_WAIT_POLICY=passive (docs/executor.md).\n"
+            "\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input or invalid schedule, 3 a pool refused an\n"
+            "allocation over its budget, 5 internal error or failed gradient check\n");
+}
+
+/* max over parameters of max|a - b| / max|a|; *bitwise = 1 when every byte is equal. */
+static double grad_diff(const xe_net *net, const xe_exec_data *a, const xe_exec_data *b, int *bitwise)
+{
+    double worst = 0;
+    *bitwise = 1;
+    for (int t = 0; t < net->nt; t++) {
+        if (!a->grad[t]) continue;
+        int64_t n = xe_tensor_numel(&net->t[t]);
+        if (memcmp(a->grad[t], b->grad[t], (size_t)n * sizeof(float))) *bitwise = 0;
+        double mx = 0, diff = 0;
+        for (int64_t i = 0; i < n; i++) {
+            mx = fmax(mx, fabs(a->grad[t][i]));
+            diff = fmax(diff, fabs((double)a->grad[t][i] - b->grad[t][i]));
+        }
+        if (mx > 0 && diff / mx > worst) worst = diff / mx;
+    }
+    return worst;
+}
+
+static void print_result(const xe_instance *in, const xe_exec_result *r)
+{
+    char b1[32], b2[32], b3[32];
+    printf("%-8s %7s %11s %11s %11s %11s %11s %8s %9s %7s\n", "device", "threads", "budget", "peak", "pred_peak",
+           "time_s", "pred_s", "error", "computes", "copies");
+    for (int d = 0; d < r->ndev; d++) {
+        const xe_exec_dev_result *x = &r->dev[d];
+        printf("%-8s %7d %11s %11s %11s %11.4f %11.4f %+7.1f%% %9d %7d\n", in->dev[d].name, x->threads,
+               xe_cli_bytes(x->budget, b1, sizeof b1), xe_cli_bytes(x->peak, b2, sizeof b2),
+               x->pred_peak >= 0 ? xe_cli_bytes(x->pred_peak, b3, sizeof b3) : "-", x->time, x->pred_time,
+               100.0 * x->time_err, x->computes, x->copies_in);
+    }
+    printf("total: measured %.6f s, predicted %.6f s (%+.1f%%); loss %.6f\n", r->time, r->pred_time,
+           r->pred_time > 0 ? 100.0 * (r->time - r->pred_time) / r->pred_time : 0.0, r->loss);
+}
+
+int xe_cli_run(int argc, char **argv)
+{
+    xe_cli_inst_opts io = {0};
+    const char *path = NULL, *threads = NULL;
+    int warmup = 1, repeat = 3, check = 0;
+    unsigned long long seed = 1;
+    for (int i = 1; i < argc; i++) {
+        int c = xe_cli_inst_arg(argc, argv, &i, &io);
+        if (c < 0) return XE_EXIT_USAGE;
+        if (c) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return XE_EXIT_OK;
+        } else if (!strcmp(a, "--check-grads")) {
+            check = 1;
+        } else if (!strcmp(a, "--threads") || !strcmp(a, "--warmup") || !strcmp(a, "--repeat") ||
+                   !strcmp(a, "--seed")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine run: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            char *end;
+            if (!strcmp(a, "--threads")) {
+                threads = v;
+            } else if (!strcmp(a, "--warmup") || !strcmp(a, "--repeat")) {
+                int rep = !strcmp(a, "--repeat");
+                long w = strtol(v, &end, 10);
+                if (*end || end == v || w < rep || w > 1000) {
+                    fprintf(stderr, "xengine run: %s must be a whole number from %d to 1000\n", a, rep);
+                    return XE_EXIT_USAGE;
+                }
+                if (rep) repeat = (int)w;
+                else warmup = (int)w;
+            } else {
+                seed = strtoull(v, &end, 10);
+                if (*end || end == v) {
+                    fprintf(stderr, "xengine run: --seed must be a whole number\n");
+                    return XE_EXIT_USAGE;
+                }
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "xengine run: unknown option '%s' (try --help)\n", a);
+            return XE_EXIT_USAGE;
+        } else if (!io.graph) {
+            io.graph = a;
+        } else if (!path) {
+            path = a;
+        } else {
+            fprintf(stderr, "xengine run: unexpected argument '%s'\n", a);
+            return XE_EXIT_USAGE;
+        }
+    }
+    if (!io.graph || !path) {
+        fprintf(stderr, "xengine run: need MODEL.onnx and SCHEDULE.json (try --help)\n");
+        return XE_EXIT_USAGE;
+    }
+    xe_cli_model m;
+    int code = xe_cli_model_load(&io, threads, &m);
+    if (code) return code;
+    xe_err err = {{0}};
+    xe_schedule s, ref;
+    xe_schedule_init(&s);
+    xe_schedule_init(&ref);
+    xe_exec_data data = {0}, refdata = {0};
+    xe_exec_result res;
+    int64_t budget[XE_MAX_DEV];
+    int rc = xe_io_read_schedule_budgets(path, m.inst, budget, &err);
+    if (!rc) rc = xe_io_read_schedule(path, m.inst, &s, &err);
+    if (rc) goto fail;
+    for (int d = 0; d < m.inst->ndev; d++)
+        if (budget[d] > 0) m.inst->dev[d].budget = budget[d];
+    xe_exec_opts o;
+    xe_exec_opts_default(&o);
+    o.seed = seed;
+    o.warmup = warmup;
+    o.repeat = repeat;
+    memcpy(o.threads, m.threads, sizeof o.threads);
+    if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
+    printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
+    rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
+    if (!res.sim_valid) fprintf(stderr, "xengine run: warning: the simulator rejects the schedule: %s\n", res.sim_msg);
+    if (rc) goto fail;
+    print_result(m.inst, &res);
+    if (check) {
+        /* reference: keep everything on device 0, no budget */
+        int used[XE_MAX_DEV] = {0}, ndev_used = 0;
+        for (int i = 0; i < s.len; i++) used[s.ev[i].dev] = 1;
+        for (int d = 0; d < m.inst->ndev; d++) ndev_used += used[d];
+        int64_t saved[XE_MAX_DEV];
+        int ref_dev = 0;
+        while (ref_dev < m.inst->ndev - 1 && !used[ref_dev]) ref_dev++;
+        for (int d = 0; d < m.inst->ndev; d++) {
+            saved[d] = m.inst->dev[d].budget;
+            m.inst->dev[d].budget = 0; /* unbounded pools for the reference */
+        }
+        xe_exec_result rr;
+        if (!(rc = xe_exec_keep_all_schedule(m.inst->g, ref_dev, &ref, &err)) &&
+            !(rc = xe_exec_data_init(m.net, seed, &refdata, &err))) {
+            o.warmup = 0;
+            o.repeat = 1;
+            rc = xe_exec_run(m.net, &m.map, m.inst, &ref, &refdata, &o, &rr, &err);
+        }
+        for (int d = 0; d < m.inst->ndev; d++) m.inst->dev[d].budget = saved[d];
+        if (rc) goto fail;
+        int bitwise;
+        double diff = grad_diff(m.net, &refdata, &data, &bitwise);
+        int pass = ndev_used <= 1 ? bitwise : diff <= 1e-5;
+        printf("gradient check against keep-everything on %s: loss %.6f vs %.6f, largest relative difference "
+               "%.3g, %s: %s\n",
+               m.inst->dev[ref_dev].name, res.loss, rr.loss, diff, bitwise ? "bit for bit equal" : "not bitwise equal",
+               pass ? "PASS" : "FAIL");
+        if (!pass) code = XE_EXIT_INTERNAL;
+    }
+    xe_exec_data_clear(&data);
+    xe_exec_data_clear(&refdata);
+    xe_schedule_clear(&s);
+    xe_schedule_clear(&ref);
+    xe_cli_model_free(&m);
+    return code;
+fail:
+    fprintf(stderr, "xengine: error: %s\n", err.msg);
+    xe_exec_data_clear(&data);
+    xe_exec_data_clear(&refdata);
+    xe_schedule_clear(&s);
+    xe_schedule_clear(&ref);
+    xe_cli_model_free(&m);
+    return xe_cli_exit_code(rc);
+}

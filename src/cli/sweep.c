@@ -1,0 +1,765 @@
+/* xengine sweep — cost against the GPU budget for the planner and the baselines, and the
+ * largest batch each one fits (docs/sweep.md). */
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "xengine/cost.h"
+#include "xengine/io.h"
+#include "xengine/onnx.h"
+#include "xengine/sweep.h"
+
+#define MAX_POINTS 1000
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: xengine sweep MODEL|GRAPH [options]\n"
+            "       xengine sweep MODEL.onnx --max-batch [--budget B] [options]\n"
+            "\n"
+            "For each budget of the GPU, a fraction of the no-recomputation peak, plans one\n"
+            "training step with five methods and replays every schedule in the simulator:\n"
+            "  planner         heuristic portfolio and the baselines as start, then LNS and\n"
+            "                  the MILP within --time-limit (with its lower bound and gap)\n"
+            "  gpu-only        everything on the GPU        cpu-only   everything on the CPU\n"
+            "  checkpoint-all  no recomputation, on the GPU chen-sqrt  Chen's sqrt(n), on the GPU\n"
+            "Costs are seconds per step (serial compute + copies); 'infeasible' where a method\n"
+            "finds no schedule, 'not found' where the planner found none in its time but none\n"
+            "is proven impossible, 'n/a' where the devices lack the method's device.\n"
+            "With --max-batch: the largest batch each method fits into fixed budgets (binary\n"
+            "search on the batch; the ONNX model is re-read and re-costed at every batch).\n"
+            "\n"
+            "options:\n"
+            "  --devices D      preset gpu | cpu | gpu+cpu (default gpu+cpu), or a devices file\n"
+            "  --batch N        ONNX model: batch size (default: the file's)\n"
+            "  --costs FILE     per-node, per-device costs (not with --max-batch)\n"
+            "  --from P --to P --step P   GPU budgets in %% of the peak (default 100%% to\n"
+            "                   40%% in steps of 10%%)\n"
+            "  --time-limit S   planner seconds per point (default 10; 0: start schedules only)\n"
+            "  --threads N      CBC threads (default 1)\n"
+            "  --csv F          also write the table as CSV (atomically: temporary file, rename)\n"
+            "  --plot F         cost against budget through gnuplot, F ending in .png or .svg\n"
+            "                   (gnuplot is XE_GNUPLOT when set, else 'gnuplot' from PATH)\n"
+            "  --json           print one JSON object on one line instead of the table\n"
+            "  --max-batch      largest batch per method instead of the budget sweep\n"
+            "  --budget B       with --max-batch: GPU budget, bytes (\"12GiB\") or a %% of the\n"
+            "                   peak at --batch (default 100%%); every budget is fixed in bytes\n"
+            "                   at --batch and held for all batches\n"
+            "  --batch-limit N  with --max-batch: largest batch tried (default 4096)\n"
+            "  -v, --verbose    progress lines on stderr even when it is not a terminal (on\n"
+            "                   one a single line is rewritten); -q, --quiet: none\n"
+            "\n"
+            "examples:\n"
+            "  xengine sweep tests/data/onnx/resnet18.onnx --batch 32 --time-limit 5 \\\n"
+            "      --csv r18.csv --plot r18.png\n"
+            "  xengine sweep tests/data/onnx/resnet18.onnx --batch 32 --max-batch --budget 60%%\n"
+            "\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error (gnuplot missing or\n"
+            "failing, a schedule the simulator rejects)\n");
+}
+
+/* An ONNX model, as xe_cli_load_instance decides: ".onnx", or protobuf field 1 first. */
+static int is_onnx(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= 5 && strcasecmp(path + n - 5, ".onnx") == 0) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int c = fgetc(f);
+    fclose(f);
+    return c == 0x08;
+}
+
+/* "40%" or "40" (percent), > 0 and <= 10000; -1 when not. */
+static double parse_pct(const char *s)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !isfinite(x)) return -1;
+    if (*end == '%') end++;
+    if (*end || !(x > 0) || x > 10000) return -1;
+    return x;
+}
+
+static const char *num(double x, char *buf, size_t cap)
+{
+    if (isfinite(x)) snprintf(buf, cap, "%.17g", x);
+    else snprintf(buf, cap, "null");
+    return buf;
+}
+
+/* A cost cell for the table and CSV: the seconds, or the reason there are none. */
+static const char *cell_text(const xe_sweep_cell *c, int planner, char *buf, size_t cap)
+{
+    if (c->status == XE_SWEEP_FOUND) snprintf(buf, cap, "%.6f", c->cost);
+    else if (planner && c->status == XE_SWEEP_NONE) snprintf(buf, cap, "not found");
+    else snprintf(buf, cap, "%s", c->status == XE_SWEEP_NA ? "n/a" : "infeasible");
+    return buf;
+}
+
+static const char *cell_status(const xe_sweep_cell *c, int planner)
+{
+    if (c->status == XE_SWEEP_FOUND) return "ok";
+    if (c->status == XE_SWEEP_NA) return "n/a";
+    if (planner && c->status == XE_SWEEP_NONE) return "not found";
+    return planner && c->status == XE_SWEEP_PROVEN ? "infeasible (proven)" : "infeasible";
+}
+
+/* ---- output files ---------------------------------------------------------------------- */
+
+/* A growing text buffer (open_memstream). */
+typedef struct text {
+    FILE *f;
+    char *buf;
+    size_t len;
+} text;
+
+static int text_open(text *t)
+{
+    t->buf = NULL;
+    t->len = 0;
+    t->f = open_memstream(&t->buf, &t->len);
+    return t->f ? 0 : -1;
+}
+
+/* Closes t; 0 when every write succeeded. */
+static int text_close(text *t)
+{
+    int bad = ferror(t->f);
+    if (fclose(t->f)) bad = 1;
+    t->f = NULL;
+    return bad;
+}
+
+static int write_file(const char *path, text *t)
+{
+    xe_err err = {{0}};
+    if (text_close(t)) {
+        fprintf(stderr, "xengine: error: %s: out of memory while formatting\n", path);
+        return XE_EXIT_INTERNAL;
+    }
+    int rc = xe_io_write_atomic(path, t->buf, t->len, &err);
+    if (rc) fprintf(stderr, "xengine: error: %s\n", err.msg);
+    return rc ? xe_cli_exit_code(rc) : XE_EXIT_OK;
+}
+
+/* gnuplot single-quoted string body: ' doubled, control characters dropped. */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputs("''", f);
+        else if ((unsigned char)*s >= 32) fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Runs gnuplot on `script` (a file); 0 on success, else prints the first line gnuplot
+ * wrote and returns an exit code. */
+static int run_gnuplot(const char *script)
+{
+    const char *prog = getenv("XE_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+        fprintf(stderr, "xengine: error: sweep: pipe failed\n");
+        return XE_EXIT_INTERNAL;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        fprintf(stderr, "xengine: error: sweep: fork failed\n");
+        return XE_EXIT_INTERNAL;
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        dup2(pipefd[1], STDOUT_FILENO);
+        dup2(pipefd[1], STDERR_FILENO);
+        close(pipefd[1]);
+        execlp(prog, prog, script, (char *)NULL);
+        fprintf(stderr, "cannot run '%s' (install gnuplot-nox or set XE_GNUPLOT)\n", prog);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    char msg[2048];
+    size_t got = 0;
+    for (;;) {
+        char chunk[512];
+        ssize_t k = read(pipefd[0], chunk, sizeof chunk);
+        if (k <= 0) break;
+        for (ssize_t j = 0; j < k && got + 1 < sizeof msg; j++) msg[got++] = chunk[j];
+    }
+    msg[got] = '\0';
+    close(pipefd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return XE_EXIT_OK;
+    char *nl = strchr(msg, '\n');
+    while (nl && nl == msg) { /* skip leading blank lines */
+        memmove(msg, msg + 1, strlen(msg));
+        nl = strchr(msg, '\n');
+    }
+    if (nl) *nl = '\0';
+    fprintf(stderr, "xengine: error: sweep: gnuplot failed: %s\n", *msg ? msg : "(no message)");
+    return XE_EXIT_INTERNAL;
+}
+
+typedef struct point {
+    double pct;
+    int64_t budget;
+    xe_sweep_cell c[XE_SWEEP_NMETHODS];
+} point;
+
+static const char *const csv_name[XE_SWEEP_NMETHODS] = {"planner_s", "gpu_only_s", "cpu_only_s",
+                                                        "checkpoint_all_s", "chen_sqrt_s"};
+
+/* The plot: the script (with the data inline) next to the image, run, then removed;
+ * gnuplot writes a temporary image renamed over `out` when it succeeds. */
+static int write_plot(const char *out, const char *model, int64_t peak, const point *p, int np)
+{
+    size_t n = strlen(out);
+    int svg = n >= 4 && !strcasecmp(out + n - 4, ".svg");
+    char script[4096], tmpimg[4096], b[32];
+    snprintf(script, sizeof script, "%s.tmp.gp.XXXXXX", out);
+    int fd = mkstemp(script);
+    if (fd < 0) {
+        fprintf(stderr, "xengine: error: %s: cannot create a temporary file beside it\n", out);
+        return XE_EXIT_USAGE;
+    }
+    snprintf(tmpimg, sizeof tmpimg, "%s.tmp.%ld", out, (long)getpid());
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(script);
+        fprintf(stderr, "xengine: error: %s: cannot write its gnuplot script\n", out);
+        return XE_EXIT_INTERNAL;
+    }
+    fprintf(f, "# xengine sweep: cost against GPU budget\n");
+    if (svg) fprintf(f, "set terminal svg size 900,560 noenhanced font 'sans,11' background '#ffffff'\n");
+    else fprintf(f, "set terminal pngcairo size 900,560 noenhanced font 'sans,11'\n");
+    fprintf(f, "set output ");
+    gp_quote(f, tmpimg);
+    fprintf(f, "\nset title ");
+    char title[1024];
+    const char *base = strrchr(model, '/');
+    snprintf(title, sizeof title, "%s: one training step against the GPU budget", base ? base + 1 : model);
+    gp_quote(f, title);
+    snprintf(title, sizeof title, "GPU budget, %% of the no-recomputation peak (100%% = %s)",
+             xe_cli_bytes(peak, b, sizeof b));
+    fprintf(f, "\nset xlabel ");
+    gp_quote(f, title);
+    fprintf(f, "\nset ylabel 'seconds per step, log scale (serial compute + copies, simulated)'\n"
+               "set logscale y\n"
+               "set key outside right top\nset grid\nset xrange [*:*] reverse\n"
+               "set datafile missing 'NaN'\n");
+    int any = 0, has[XE_SWEEP_NMETHODS] = {0};
+    for (int i = 0; i < np; i++)
+        for (int m = 0; m < XE_SWEEP_NMETHODS; m++)
+            if (p[i].c[m].status == XE_SWEEP_FOUND) has[m] = any = 1;
+    if (!any) /* nothing to draw: fixed ranges, so that gnuplot draws the axes and the key */
+        fprintf(f, "unset logscale y\nset yrange [0:1]\nset xrange [%.10g:%.10g]\nset label 'no method found a schedule' at "
+                   "graph 0.5, 0.5 center\n", fmax(p[0].pct, p[np - 1].pct) + 1, fmin(p[0].pct, p[np - 1].pct) - 1);
+    fprintf(f, "$sweep << EOD\n");
+    for (int i = 0; i < np; i++) {
+        fprintf(f, "%.10g", p[i].pct);
+        for (int m = 0; m < XE_SWEEP_NMETHODS; m++)
+            if (p[i].c[m].status == XE_SWEEP_FOUND) fprintf(f, " %.10g", p[i].c[m].cost);
+            else fprintf(f, " NaN");
+        fprintf(f, "\n");
+    }
+    /* a method without any schedule gets a key entry only: gnuplot refuses a plot
+     * element whose points are all undefined */
+    fprintf(f, "EOD\nplot");
+    static const char *style[XE_SWEEP_NMETHODS] = {
+        "lc rgb '#1f4e9c' lw 2.5 pt 7 ps 1.2", "lc rgb '#2ca02c' lw 1.5 pt 5 dt 2",
+        "lc rgb '#17a0b8' lw 1.5 pt 9 dt 3", "lc rgb '#ff7f0e' lw 1.5 pt 11 dt 4 ps 1.4",
+        "lc rgb '#d62728' lw 1.5 pt 13 dt 5 ps 1.4"};
+    for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
+        fprintf(f, "%s", m ? ", \\\n    " : " ");
+        if (has[m])
+            fprintf(f, "$sweep using 1:%d with linespoints %s title '%s'", m + 2, style[m],
+                    xe_sweep_method_name(m));
+        else
+            fprintf(f, "keyentry with linespoints %s title '%s (%s)'", style[m], xe_sweep_method_name(m),
+                    p[0].c[m].status == XE_SWEEP_NA ? "n/a" : "no schedule");
+    }
+    if (!any) fprintf(f, ", \\\n    -1 notitle"); /* below the y range: only the axes and the key */
+    fprintf(f, "\n");
+    int bad = ferror(f);
+    if (fclose(f)) bad = 1;
+    int code = XE_EXIT_OK;
+    if (bad) {
+        fprintf(stderr, "xengine: error: %s: cannot write its gnuplot script\n", out);
+        code = XE_EXIT_INTERNAL;
+    }
+    if (!code) code = run_gnuplot(script);
+    if (!code && rename(tmpimg, out) != 0) {
+        fprintf(stderr, "xengine: error: %s: cannot rename the plot into place\n", out);
+        code = XE_EXIT_INTERNAL;
+    }
+    unlink(script);
+    if (code) unlink(tmpimg);
+    return code;
+}
+
+/* ---- the budget sweep ------------------------------------------------------------------ */
+
+typedef struct opts {
+    xe_cli_inst_opts io;
+    double from, to, step, time_limit;
+    int threads, json, progress, max_batch;
+    long long batch_limit;
+    const char *csv, *plot;
+} opts;
+
+static void progress_line(const opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress_line(const opts *o, const char *fmt, ...)
+{
+    if (!o->progress) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (o->progress == 2) fputs("\r", stderr); /* a terminal: one line, rewritten */
+    vfprintf(stderr, fmt, ap);
+    fputs(o->progress == 2 ? "\033[K" : "\n", stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+/* Clears the terminal's progress line before the results. */
+static void progress_done(const opts *o)
+{
+    if (o->progress == 2) fputs("\r\033[K", stderr);
+}
+static int sweep_budgets(const opts *o)
+{
+    xe_instance *in = NULL;
+    int code = xe_cli_load_instance(&o->io, &in);
+    if (code) return code;
+    xe_sweep_opts so;
+    xe_sweep_opts_default(in, &so);
+    so.time_limit = o->time_limit;
+    so.threads = o->threads;
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    int np = 0;
+    double dir = o->to <= o->from ? -1 : 1;
+    while (np < MAX_POINTS && dir * (o->from + dir * o->step * np - o->to) <= 1e-9 * fmax(o->from, o->to)) np++;
+    point *p = calloc((size_t)np, sizeof *p);
+    if (!p) {
+        xe_instance_free(in);
+        fprintf(stderr, "xengine: error: sweep: out of memory\n");
+        return XE_EXIT_INTERNAL;
+    }
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    if (!o->json) {
+        printf("xengine sweep: %s: %d nodes, %d device%s", o->io.graph, in->g->n, in->ndev, in->ndev > 1 ? "s" : "");
+        for (int d = 0; d < in->ndev; d++)
+            printf("%s%s %s", d ? ", " : " (", in->dev[d].name,
+                   d == so.swept ? "swept" : xe_cli_bytes(in->dev[d].budget, b1, sizeof b1));
+        printf(")\n100%% = no-recomputation peak = %s; planner: %g s per point; costs: seconds per step\n",
+               xe_cli_bytes(peak, b1, sizeof b1), o->time_limit);
+        printf("%7s %11s %12s %12s %7s %14s %12s %12s %15s %12s\n", "budget", "bytes", "planner", "bound", "gap",
+               "planner_from", "gpu-only", "cpu-only", "checkpoint-all", "chen-sqrt");
+        fflush(stdout);
+    }
+    /* smallest budget first: the planner's schedule at one budget also fits every larger
+     * one, so it seeds the next point and the planner's cost never rises with the budget */
+    xe_err err = {{0}};
+    xe_stages seed = {0}, keep = {0};
+    for (int i = 0; i < np; i++) {
+        p[i].pct = o->from + dir * o->step * i;
+        p[i].budget = (int64_t)floor(p[i].pct / 100.0 * (double)peak);
+    }
+    for (int k = 0; k < np && !code; k++) {
+        int i = dir < 0 ? np - 1 - k : k;
+        in->dev[so.swept].budget = p[i].budget;
+        so.seed = seed.R ? &seed : NULL;
+        so.keep = &keep;
+        progress_line(o, "[sweep] %d/%d: %g%% (%s) ...", k + 1, np, p[i].pct, xe_cli_bytes(p[i].budget, b1, sizeof b1));
+        int rc = xe_sweep_point(in, &so, p[i].c, &err);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: at %g%%: %s\n", o->io.graph, p[i].pct, err.msg);
+            code = xe_cli_exit_code(rc);
+            break;
+        }
+        if (p[i].c[XE_SWEEP_PLANNER].status == XE_SWEEP_FOUND) {
+            xe_stages t = seed;
+            seed = keep;
+            keep = t;
+        }
+    }
+    xe_stages_clear(&seed);
+    xe_stages_clear(&keep);
+    progress_done(o);
+    /* a lower bound at a budget bounds every smaller budget too */
+    double rb = -INFINITY;
+    for (int k = 0; k < np && !code; k++) {
+        xe_sweep_cell *pl = &p[dir < 0 ? k : np - 1 - k].c[XE_SWEEP_PLANNER];
+        if (isfinite(pl->bound)) rb = fmax(rb, pl->bound);
+        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN) pl->bound = fmin(rb, pl->cost);
+    }
+    for (int i = 0; i < np && !code && !o->json; i++) {
+        const xe_sweep_cell *pl = &p[i].c[XE_SWEEP_PLANNER];
+        double gap = pl->status == XE_SWEEP_FOUND && pl->cost > 0 ? (pl->cost - pl->bound) / pl->cost : NAN;
+        char g[16];
+        if (isfinite(gap)) snprintf(g, sizeof g, "%.2f%%", 100 * gap);
+        else snprintf(g, sizeof g, "-");
+        char bd[32];
+        if (isfinite(pl->bound)) snprintf(bd, sizeof bd, "%.6f", pl->bound);
+        else snprintf(bd, sizeof bd, "-");
+        printf("%6g%% %11s %12s %12s %7s %14s %12s %12s %15s %12s\n", p[i].pct,
+               xe_cli_bytes(p[i].budget, b1, sizeof b1), cell_text(pl, 1, b2, sizeof b2), bd, g,
+               *pl->which ? pl->which : "-", cell_text(&p[i].c[1], 0, b3, sizeof b3),
+               cell_text(&p[i].c[2], 0, b4, sizeof b4), cell_text(&p[i].c[3], 0, b5, sizeof b5),
+               cell_text(&p[i].c[4], 0, b6, sizeof b6));
+    }
+    if (!code && !o->json)
+        printf("every schedule above was replayed by the simulator; planner_from: the method whose schedule the "
+               "planner kept\n");
+    if (!code && o->csv) {
+        text t;
+        if (text_open(&t)) {
+            fprintf(stderr, "xengine: error: %s: out of memory\n", o->csv);
+            code = XE_EXIT_INTERNAL;
+        } else {
+            fprintf(t.f, "budget_pct,budget_bytes");
+            for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
+                fprintf(t.f, ",%s", csv_name[m]);
+                if (m == 0) fprintf(t.f, ",planner_bound_s,planner_gap,planner_from");
+            }
+            fprintf(t.f, "\n");
+            for (int i = 0; i < np; i++) {
+                const xe_sweep_cell *pl = &p[i].c[0];
+                fprintf(t.f, "%g,%lld", p[i].pct, (long long)p[i].budget);
+                for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
+                    const xe_sweep_cell *c = &p[i].c[m];
+                    if (c->status == XE_SWEEP_FOUND) fprintf(t.f, ",%.9g", c->cost);
+                    else fprintf(t.f, ",%s", cell_status(c, m == 0));
+                    if (m == 0) {
+                        if (isfinite(pl->bound)) fprintf(t.f, ",%.9g", pl->bound);
+                        else fprintf(t.f, ",");
+                        if (pl->status == XE_SWEEP_FOUND && pl->cost > 0)
+                            fprintf(t.f, ",%.6g,%s", (pl->cost - pl->bound) / pl->cost, pl->which);
+                        else fprintf(t.f, ",,");
+                    }
+                }
+                fprintf(t.f, "\n");
+            }
+            code = write_file(o->csv, &t);
+            free(t.buf);
+            if (!code && !o->json) printf("wrote %s\n", o->csv);
+        }
+    }
+    if (!code && o->plot) {
+        code = write_plot(o->plot, o->io.graph, peak, p, np);
+        if (!code && !o->json) printf("wrote %s\n", o->plot);
+    }
+    if (o->json) {
+        printf("{\"command\": \"sweep\", \"exit_code\": %d, \"status\": \"%s\", \"peak_bytes\": %lld, "
+               "\"time_limit_s\": %s, \"points\": [",
+               code, xe_cli_exit_status(code), (long long)peak, num(o->time_limit, b1, sizeof b1));
+        for (int i = 0; i < np && !code; i++) {
+            printf("%s{\"budget_pct\": %s, \"budget_bytes\": %lld", i ? ", " : "", num(p[i].pct, b1, sizeof b1),
+                   (long long)p[i].budget);
+            for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
+                const xe_sweep_cell *c = &p[i].c[m];
+                printf(", \"%s\": {\"status\": \"%s\", \"cost_s\": %s", xe_sweep_method_name(m), cell_status(c, m == 0),
+                       num(c->cost, b1, sizeof b1));
+                if (m == 0)
+                    printf(", \"bound_s\": %s, \"from\": \"%s\", \"time_s\": %.3f", num(c->bound, b2, sizeof b2),
+                           c->which, c->time);
+                printf(", \"peak_bytes\": %lld, \"recomputes\": %d, \"copies\": %d}", (long long)c->peak,
+                       c->recomputes, c->copies);
+            }
+            printf("}");
+        }
+        printf("]}\n");
+    }
+    free(p);
+    xe_instance_free(in);
+    return code;
+}
+
+/* ---- the largest batch ----------------------------------------------------------------- */
+
+typedef struct build_ctx {
+    const char *path;
+    xe_recipe r; /* budgets fixed in bytes */
+} build_ctx;
+
+static int build_batch(void *vctx, int64_t b, xe_instance **out, xe_err *err)
+{
+    build_ctx *c = vctx;
+    xe_net *net = NULL;
+    xe_graph *g = NULL;
+    xe_train_map map = {0};
+    *out = NULL;
+    int rc = xe_onnx_read(c->path, b, &net, err);
+    if (rc == XE_OK && (rc = xe_net_training_graph(net, &g, &map, err))) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        xe_err_set(err, rc, "%s: batch %lld: %s", c->path, (long long)b, msg);
+    }
+    if (rc == XE_OK && (rc = xe_cost_instance(net, g, &map, &c->r, out, err)) == XE_OK) g = NULL;
+    if (rc == XE_OK && (rc = xe_instance_validate(*out, err))) {
+        xe_instance_free(*out);
+        *out = NULL;
+    }
+    xe_graph_free(g);
+    xe_train_map_clear(&map);
+    xe_net_free(net);
+    return rc;
+}
+
+static int sweep_max_batch(const opts *o)
+{
+    if (!is_onnx(o->io.graph)) {
+        fprintf(stderr, "xengine: error: %s: --max-batch needs an ONNX model (a graph file has no batch "
+                        "dimension to grow)\n", o->io.graph);
+        return XE_EXIT_USAGE;
+    }
+    if (o->io.costs) {
+        fprintf(stderr, "xengine: error: --costs: measured costs hold for one batch; --max-batch re-costs "
+                        "the model at every batch with the analytic model\n");
+        return XE_EXIT_USAGE;
+    }
+    /* the base instance: budgets resolved at --batch, then fixed in bytes */
+    xe_cli_inst_opts bo = o->io;
+    bo.budget = NULL;
+    xe_instance *in = NULL;
+    int code = xe_cli_load_instance(&bo, &in);
+    if (code) return code;
+    xe_err err = {{0}};
+    build_ctx ctx = {.path = o->io.graph};
+    const char *dev = o->io.devices ? o->io.devices : "gpu+cpu";
+    int rc = (!strcmp(dev, "gpu") || !strcmp(dev, "cpu") || !strcmp(dev, "gpu+cpu"))
+                 ? xe_cost_recipe_preset(dev, 1.0, &ctx.r, &err)
+                 : xe_io_read_devices(dev, &ctx.r, &err);
+    xe_sweep_opts so;
+    xe_sweep_opts_default(in, &so);
+    so.time_limit = o->time_limit;
+    so.threads = o->threads;
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    int64_t base_batch = 0;
+    if (rc == XE_OK && o->io.budget) {
+        int64_t bytes = 0;
+        double frac = 0;
+        rc = xe_io_parse_budget("--budget", o->io.budget, &bytes, &frac, &err);
+        if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : (int64_t)floor(frac * (double)peak);
+    }
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        xe_instance_free(in);
+        return xe_cli_exit_code(rc);
+    }
+    {
+        xe_net *net = NULL;
+        if (xe_onnx_read(o->io.graph, 0, &net, &err) == XE_OK) {
+            for (int t = 0; t < net->nt; t++)
+                if (net->t[t].role == XE_T_INPUT && net->t[t].rank > 0) base_batch = net->t[t].dim[0];
+        }
+        xe_net_free(net);
+        if (o->io.batch) base_batch = atoll(o->io.batch);
+    }
+    for (int d = 0; d < in->ndev; d++) {
+        ctx.r.budget_bytes[d] = in->dev[d].budget;
+        ctx.r.budget_frac[d] = 0;
+    }
+    char b1[32], b2[32];
+    if (!o->json) {
+        printf("xengine sweep --max-batch: %s: budgets fixed at", o->io.graph);
+        for (int d = 0; d < in->ndev; d++)
+            printf("%s %s %s", d ? "," : "", in->dev[d].name, xe_cli_bytes(in->dev[d].budget, b1, sizeof b1));
+        printf(" (no-recomputation peak at batch %lld: %s); planner: %g s per probe\n", (long long)base_batch,
+               xe_cli_bytes(peak, b2, sizeof b2), o->time_limit);
+        printf("%-15s %10s %12s %14s %12s %14s %7s\n", "method", "max_batch", "cost_s", "ms_per_sample",
+               "gpu_peak", "planner_from", "probes");
+        fflush(stdout);
+    }
+    xe_instance_free(in);
+    int64_t mb[XE_SWEEP_NMETHODS] = {0};
+    xe_sweep_cell cells[XE_SWEEP_NMETHODS];
+    for (int m = 0; m < XE_SWEEP_NMETHODS && !code; m++) {
+        int probes = 0;
+        progress_line(o, "[sweep] largest batch for %s ...", xe_sweep_method_name(m));
+        rc = xe_sweep_max_batch(build_batch, &ctx, m, &so, o->batch_limit, &mb[m], &cells[m], &probes, &err);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: %s: %s\n", o->io.graph, xe_sweep_method_name(m), err.msg);
+            code = xe_cli_exit_code(rc);
+            break;
+        }
+        progress_done(o);
+        const xe_sweep_cell *c = &cells[m];
+        if (o->json) continue;
+        if (c->status == XE_SWEEP_NA) {
+            printf("%-15s %10s\n", xe_sweep_method_name(m), "n/a");
+        } else if (mb[m] == 0) {
+            printf("%-15s %10s %12s %14s %12s %14s %7d\n", xe_sweep_method_name(m), "infeasible", "-", "-", "-", "-",
+                   probes);
+        } else {
+            printf("%-15s %9lld%s %12.6f %14.4f %12s %14s %7d\n", xe_sweep_method_name(m), (long long)mb[m],
+                   mb[m] == o->batch_limit ? "+" : " ", c->cost, 1e3 * c->cost / (double)mb[m],
+                   xe_cli_bytes(c->peak, b1, sizeof b1), m == 0 ? c->which : "-", probes);
+        }
+        fflush(stdout);
+    }
+    int64_t ub = 0;
+    if (!code) {
+        progress_line(o, "[sweep] largest batch not ruled out by the footprint bound ...");
+        rc = xe_sweep_batch_upper(build_batch, &ctx, o->batch_limit, &ub, NULL, &err);
+        progress_done(o);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: %s\n", o->io.graph, err.msg);
+            code = xe_cli_exit_code(rc);
+        } else if (!o->json) {
+            if (ub == o->batch_limit)
+                printf("upper bound: no batch up to --batch-limit %lld is ruled out by the footprint bound\n",
+                       o->batch_limit);
+            else
+                printf("upper bound: no schedule exists above batch %lld (from batch %lld some node with its inputs "
+                       "fits no device)\n", (long long)ub, (long long)ub + 1);
+        }
+    }
+    if (!code && !o->json)
+        printf("max_batch: largest batch whose step the method fits (binary search; '+': --batch-limit reached); "
+               "cost at that batch, replayed by the simulator\n");
+    if (!code && o->csv) {
+        text t;
+        if (text_open(&t)) {
+            code = XE_EXIT_INTERNAL;
+            fprintf(stderr, "xengine: error: %s: out of memory\n", o->csv);
+        } else {
+            fprintf(t.f, "method,max_batch,cost_s,gpu_peak_bytes,status\n");
+            for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
+                const xe_sweep_cell *c = &cells[m];
+                if (c->status == XE_SWEEP_FOUND && mb[m] > 0)
+                    fprintf(t.f, "%s,%lld,%.9g,%lld,ok\n", xe_sweep_method_name(m), (long long)mb[m], c->cost,
+                            (long long)c->peak);
+                else
+                    fprintf(t.f, "%s,0,,,%s\n", xe_sweep_method_name(m), c->status == XE_SWEEP_NA ? "n/a" : "infeasible");
+            }
+            code = write_file(o->csv, &t);
+            free(t.buf);
+            if (!code && !o->json) printf("wrote %s\n", o->csv);
+        }
+    }
+    if (o->json) {
+        printf("{\"command\": \"sweep\", \"mode\": \"max-batch\", \"exit_code\": %d, \"status\": \"%s\", "
+               "\"batch_limit\": %lld, \"upper_bound_batch\": %lld, \"methods\": [",
+               code, xe_cli_exit_status(code), o->batch_limit, (long long)ub);
+        for (int m = 0; m < XE_SWEEP_NMETHODS && !code; m++)
+            printf("%s{\"method\": \"%s\", \"status\": \"%s\", \"max_batch\": %lld, \"cost_s\": %s, "
+                   "\"gpu_peak_bytes\": %lld}",
+                   m ? ", " : "", xe_sweep_method_name(m),
+                   cells[m].status == XE_SWEEP_NA ? "n/a" : mb[m] ? "ok" : "infeasible", (long long)mb[m],
+                   mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
+        printf("]}\n");
+    }
+    return code;
+}
+
+int xe_cli_sweep(int argc, char **argv)
+{
+    opts o = {.from = 100, .to = 40, .step = 10, .time_limit = 10, .threads = 1, .batch_limit = 4096};
+    int verbose = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int c = xe_cli_inst_arg(argc, argv, &i, &o.io);
+        if (c < 0) return XE_EXIT_USAGE;
+        if (c) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return XE_EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "--max-batch")) {
+            o.max_batch = 1;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            verbose = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--step") || !strcmp(a, "--time-limit") ||
+                   !strcmp(a, "--threads") || !strcmp(a, "--csv") || !strcmp(a, "--plot") ||
+                   !strcmp(a, "--batch-limit")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xengine sweep: %s needs a value\n", a);
+                return XE_EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--csv")) {
+                o.csv = v;
+            } else if (!strcmp(a, "--plot")) {
+                o.plot = v;
+            } else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--step")) {
+                double x = parse_pct(v);
+                if (x < 0) {
+                    fprintf(stderr, "xengine sweep: %s: '%s' is not a percentage above 0 (e.g. 40%%)\n", a, v);
+                    return XE_EXIT_USAGE;
+                }
+                *(a[2] == 'f' ? &o.from : a[2] == 's' ? &o.step : &o.to) = x;
+            } else {
+                char *end;
+                double x = strtod(v, &end);
+                int whole = !strcmp(a, "--threads") || !strcmp(a, "--batch-limit");
+                if (*end || end == v || !isfinite(x) || x < 0 || (whole && (x != floor(x) || x < 1 || x > 1e9))) {
+                    fprintf(stderr, "xengine sweep: %s: '%s' is not %s\n", a, v,
+                            whole ? "a whole number >= 1" : "a number of seconds >= 0");
+                    return XE_EXIT_USAGE;
+                }
+                if (!strcmp(a, "--time-limit")) o.time_limit = x;
+                else if (!strcmp(a, "--threads")) o.threads = x > 64 ? 64 : (int)x;
+                else o.batch_limit = (long long)x;
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "xengine sweep: unknown option '%s' (try --help)\n", a);
+            return XE_EXIT_USAGE;
+        } else if (!o.io.graph) {
+            o.io.graph = a;
+        } else {
+            fprintf(stderr, "xengine sweep: unexpected argument '%s'\n", a);
+            return XE_EXIT_USAGE;
+        }
+    }
+    if (!o.io.graph) {
+        fprintf(stderr, "xengine sweep: need MODEL or GRAPH (try --help)\n");
+        return XE_EXIT_USAGE;
+    }
+    if (o.io.inference) {
+        fprintf(stderr, "xengine sweep: --inference is not supported: sweeps plan training steps\n");
+        return XE_EXIT_USAGE;
+    }
+    if (o.io.budget && !o.max_batch) {
+        fprintf(stderr, "xengine sweep: --budget applies to --max-batch; the sweep sets budgets with "
+                        "--from/--to/--step\n");
+        return XE_EXIT_USAGE;
+    }
+    if (o.plot) {
+        size_t n = strlen(o.plot);
+        if (o.max_batch) {
+            fprintf(stderr, "xengine sweep: --plot draws the budget sweep, not --max-batch\n");
+            return XE_EXIT_USAGE;
+        }
+        if (n < 4 || (strcasecmp(o.plot + n - 4, ".png") && strcasecmp(o.plot + n - 4, ".svg"))) {
+            fprintf(stderr, "xengine sweep: --plot: '%s' must end in .png or .svg\n", o.plot);
+            return XE_EXIT_USAGE;
+        }
+    }
+    if (access(o.io.graph, R_OK) != 0) {
+        fprintf(stderr, "xengine: error: %s: cannot read the model\n", o.io.graph);
+        return XE_EXIT_INPUT;
+    }
+    int code = XE_EXIT_OK;
+    if (o.csv && (code = xe_cli_check_output(o.csv, o.io.graph))) return code;
+    if (o.plot && (code = xe_cli_check_output(o.plot, o.io.graph))) return code;
+    o.progress = quiet ? 0 : isatty(STDERR_FILENO) ? 2 : verbose;
+    return o.max_batch ? sweep_max_batch(&o) : sweep_budgets(&o);
+}

@@ -1,0 +1,712 @@
+/* ONNX model file -> xe_net (include/xengine/onnx.h, docs/onnx.md).
+ *
+ * The protobuf is unpacked with the protobuf-c code generated at build time from
+ * Debian's onnx.proto; one reader context walks the graph once: graph inputs first,
+ * then the nodes in file order (initializers and Constant values become tensors when a
+ * node first reads them), then the graph outputs, and finally shape inference. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+#include "xengine/onnx.h"
+
+typedef Onnx__ModelProto model_t;
+typedef Onnx__GraphProto graph_t;
+typedef Onnx__NodeProto node_t;
+typedef Onnx__TensorProto tproto_t;
+typedef Onnx__AttributeProto attr_t;
+
+typedef struct rd {
+    const char *path;     /* for messages */
+    const graph_t *g;
+    xe_net *net;
+    int64_t opset;        /* default-domain opset version (0 when not stated) */
+    xe_err *err;
+} rd;
+
+/* ---- lookups ------------------------------------------------------------------------ */
+
+static const tproto_t *find_initializer(const graph_t *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0) return g->initializer[i];
+    return NULL;
+}
+
+/* The Constant node writing `name`, or NULL. */
+static const node_t *find_constant(const graph_t *g, const char *name)
+{
+    for (size_t k = 0; k < g->n_node; k++) {
+        const node_t *n = g->node[k];
+        if (n->op_type && strcmp(n->op_type, "Constant") == 0 && n->n_output >= 1 && strcmp(n->output[0], name) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+static const attr_t *find_attr(const node_t *n, const char *name)
+{
+    for (size_t a = 0; a < n->n_attribute; a++)
+        if (n->attribute[a]->name && strcmp(n->attribute[a]->name, name) == 0) return n->attribute[a];
+    return NULL;
+}
+
+/* 1 when some node reads `name` (as input j == pos, or any input when pos < 0) or it is a
+ * graph output. */
+static int is_read(const graph_t *g, const char *name, int pos, const char *op_type)
+{
+    for (size_t k = 0; k < g->n_node; k++) {
+        const node_t *n = g->node[k];
+        if (op_type && (!n->op_type || strcmp(n->op_type, op_type) != 0)) continue;
+        for (size_t j = 0; j < n->n_input; j++)
+            if ((pos < 0 || (size_t)pos == j) && strcmp(n->input[j], name) == 0) return 1;
+    }
+    if (pos < 0 && !op_type)
+        for (size_t o = 0; o < g->n_output; o++)
+            if (g->output[o]->name && strcmp(g->output[o]->name, name) == 0) return 1;
+    return 0;
+}
+
+static const char *node_name(const node_t *n, size_t k, char *buf, size_t len)
+{
+    if (n->name && n->name[0]) return n->name;
+    snprintf(buf, len, "%s_%zu", n->op_type ? n->op_type : "node", k);
+    return buf;
+}
+
+/* ---- tensor data -------------------------------------------------------------------- */
+
+static int map_dtype(int32_t onnx_type, xe_dtype *dt)
+{
+    switch (onnx_type) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *dt = XE_DT_FLOAT32; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *dt = XE_DT_INT64; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: *dt = XE_DT_FLOAT16; return 1;
+    default: return 0;
+    }
+}
+
+/* Elements of a TensorProto from its dims; -1 for a negative dim or an overflow. */
+static int64_t tp_numel(const tproto_t *t)
+{
+    int64_t n = 1;
+    for (size_t d = 0; d < t->n_dims; d++) {
+        if (t->dims[d] < 0 || (t->dims[d] > 0 && n > (INT64_C(1) << 53) / t->dims[d])) return -1;
+        n *= t->dims[d];
+    }
+    return n;
+}
+
+static uint64_t le_bytes(const uint8_t *p, int nbytes)
+{
+    uint64_t v = 0;
+    for (int b = nbytes - 1; b >= 0; b--) v = (v << 8) | p[b];
+    return v;
+}
+
+/* Element i of a numeric TensorProto as a double; XE_EPARSE when the data is short or
+ * of a type without a number. */
+static int tp_get(const rd *r, const tproto_t *t, const char *what, int64_t i, double *v)
+{
+    size_t u = (size_t)i;
+    int32_t ty = t->has_data_type ? t->data_type : 0;
+    int size;
+    switch (ty) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: size = 4; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: size = 8; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: size = 4; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: size = 1; break;
+    default:
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: %s: tensor data type %d not supported", r->path, what, (int)ty);
+    }
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: %s: external tensor data not supported", r->path, what);
+    if (t->has_raw_data) {
+        if ((u + 1) * (size_t)size > t->raw_data.len)
+            return xe_err_set(r->err, XE_EPARSE, "%s: %s: raw data of %zu bytes too short", r->path, what,
+                              t->raw_data.len);
+        uint64_t bits = le_bytes(t->raw_data.data + u * (size_t)size, size);
+        switch (ty) {
+        case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
+            uint32_t b32 = (uint32_t)bits;
+            float f;
+            memcpy(&f, &b32, sizeof f);
+            *v = f;
+            break;
+        }
+        case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: memcpy(v, &bits, sizeof *v); break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *v = (double)(int64_t)bits; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: *v = (double)(int32_t)(uint32_t)bits; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: *v = (double)(int8_t)(uint8_t)bits; break;
+        default: *v = (double)bits; break;
+        }
+        return XE_OK;
+    }
+    int short_data = 0;
+    switch (ty) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+        if (u < t->n_float_data) *v = t->float_data[u]; else short_data = 1;
+        break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+        if (u < t->n_double_data) *v = t->double_data[u]; else short_data = 1;
+        break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+        if (u < t->n_int64_data) *v = (double)t->int64_data[u]; else short_data = 1;
+        break;
+    default: /* int32, bool, (u)int8 live in int32_data */
+        if (u < t->n_int32_data) *v = t->int32_data[u]; else short_data = 1;
+        break;
+    }
+    if (short_data) return xe_err_set(r->err, XE_EPARSE, "%s: %s: fewer values than its dims say", r->path, what);
+    return XE_OK;
+}
+
+/* Number of elements a TensorProto's data holds (of its data type). */
+static int64_t tp_count(const tproto_t *t)
+{
+    int32_t ty = t->has_data_type ? t->data_type : 0;
+    size_t size = ty == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE || ty == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8
+                  : ty == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || ty == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? 4
+                  : ty == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ? 2 : 1;
+    if (t->has_raw_data) return (int64_t)(t->raw_data.len / size);
+    switch (ty) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return (int64_t)t->n_float_data;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return (int64_t)t->n_double_data;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return (int64_t)t->n_int64_data;
+    default: return (int64_t)t->n_int32_data;
+    }
+}
+
+/* Exact int64 element i (Reshape's shape: doubles would lose digits). */
+static int tp_get_i64(const rd *r, const tproto_t *t, const char *what, int64_t i, int64_t *v)
+{
+    size_t u = (size_t)i;
+    if (t->has_raw_data) {
+        if ((u + 1) * 8 > t->raw_data.len)
+            return xe_err_set(r->err, XE_EPARSE, "%s: %s: raw data of %zu bytes too short", r->path, what,
+                              t->raw_data.len);
+        *v = (int64_t)le_bytes(t->raw_data.data + u * 8, 8);
+        return XE_OK;
+    }
+    if (u >= t->n_int64_data) return xe_err_set(r->err, XE_EPARSE, "%s: %s: fewer values than its dims say", r->path, what);
+    *v = t->int64_data[u];
+    return XE_OK;
+}
+
+/* Adds a constant tensor (an initializer or a Constant node's value) under `name`. */
+static int add_const_tensor(rd *r, const char *name, const tproto_t *t)
+{
+    xe_dtype dt;
+    char what[600];
+    snprintf(what, sizeof what, "tensor \"%s\"", name);
+    if (!map_dtype(t->has_data_type ? t->data_type : 0, &dt))
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: %s: data type %d not supported (float32, int64, float16)",
+                          r->path, what, t->has_data_type ? (int)t->data_type : 0);
+    if (t->n_dims > XE_MAX_RANK)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: %s: rank %zu above %d", r->path, what, t->n_dims, XE_MAX_RANK);
+    int64_t n = tp_numel(t);
+    if (n <= 0)
+        return xe_err_set(r->err, XE_EINVAL, "%s: %s: empty or invalid dimensions", r->path, what);
+    int64_t dim[XE_MAX_RANK];
+    for (size_t d = 0; d < t->n_dims; d++) dim[d] = t->dims[d];
+    int i = xe_net_add_tensor(r->net, name, XE_T_PARAM, dt, (int)t->n_dims, dim, r->err);
+    if (i < 0) return i;
+    int has_data = t->has_raw_data || t->n_float_data || t->n_int64_data || t->n_int32_data || t->n_double_data;
+    if (!has_data) return i; /* dims only */
+    if (tp_count(t) < n) /* checked before allocating what the dims claim */
+        return xe_err_set(r->err, XE_EPARSE, "%s: %s: %lld values, its dims say %lld", r->path, what,
+                          (long long)tp_count(t), (long long)n);
+    if (dt == XE_DT_FLOAT32) {
+        float *p = malloc((size_t)n * sizeof *p);
+        if (!p) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
+        r->net->t[i].data = p; /* owned by the net from here */
+        for (int64_t e = 0; e < n; e++) {
+            double v;
+            int rc = tp_get(r, t, what, e, &v);
+            if (rc < 0) return rc;
+            p[e] = (float)v;
+        }
+    } else if (dt == XE_DT_INT64) {
+        int64_t *p = malloc((size_t)n * sizeof *p);
+        if (!p) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
+        r->net->t[i].idata = p;
+        for (int64_t e = 0; e < n; e++) {
+            int rc = tp_get_i64(r, t, what, e, &p[e]);
+            if (rc < 0) return rc;
+        }
+    }
+    return i;
+}
+
+/* The value tensor of a Constant node (attribute "value", or value_float / value_int /
+ * value_ints, written into *tmp). NULL with an error set when it has none usable. */
+static const tproto_t *constant_value(rd *r, const node_t *n, const char *nm, tproto_t *tmp, int64_t *dimbuf,
+                                      int *rc)
+{
+    const attr_t *a;
+    *rc = XE_OK;
+    onnx__tensor_proto__init(tmp);
+    if ((a = find_attr(n, "value")) && a->t) return a->t;
+    if ((a = find_attr(n, "value_float")) && a->has_f) {
+        tmp->has_data_type = 1;
+        tmp->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+        tmp->n_float_data = 1;
+        tmp->float_data = (float *)&a->f;
+        return tmp;
+    }
+    if ((a = find_attr(n, "value_int")) && a->has_i) {
+        tmp->has_data_type = 1;
+        tmp->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        tmp->n_int64_data = 1;
+        tmp->int64_data = (int64_t *)&a->i;
+        return tmp;
+    }
+    if ((a = find_attr(n, "value_ints"))) {
+        tmp->has_data_type = 1;
+        tmp->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        tmp->n_int64_data = a->n_ints;
+        tmp->int64_data = a->ints;
+        tmp->n_dims = 1;
+        dimbuf[0] = (int64_t)a->n_ints;
+        tmp->dims = dimbuf;
+        return tmp;
+    }
+    *rc = xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Constant without a supported value attribute", r->path,
+                     nm);
+    return NULL;
+}
+
+/* The constant behind tensor name `name` (an initializer with data or a Constant node),
+ * or NULL (rc XE_OK) when it is not one. */
+static const tproto_t *lookup_const(rd *r, const char *name, tproto_t *tmp, int64_t *dimbuf, int *rc)
+{
+    *rc = XE_OK;
+    const tproto_t *t = find_initializer(r->g, name);
+    if (t) return t;
+    const node_t *c = find_constant(r->g, name);
+    if (!c) return NULL;
+    char buf[64];
+    return constant_value(r, c, node_name(c, 0, buf, sizeof buf), tmp, dimbuf, rc);
+}
+
+/* A scalar constant input (Clip's min/max, Dropout's ratio). 1 found, 0 absent (empty
+ * name), < 0 error (not a constant, not one element). */
+static int const_scalar(rd *r, const char *nm, const char *input, const char *what, double *v)
+{
+    if (!input || !input[0]) return 0;
+    tproto_t tmp;
+    int64_t dimbuf[1];
+    int rc;
+    const tproto_t *t = lookup_const(r, input, &tmp, dimbuf, &rc);
+    if (rc < 0) return rc;
+    if (!t)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not a constant", r->path, nm, what,
+                          input);
+    if (tp_numel(t) != 1)
+        return xe_err_set(r->err, XE_EINVAL, "%s: node \"%s\": %s \"%s\" is not a single value", r->path, nm, what,
+                          input);
+    char w[300];
+    snprintf(w, sizeof w, "node \"%s\": %s", nm, what);
+    rc = tp_get(r, t, w, 0, v);
+    return rc < 0 ? rc : 1;
+}
+
+/* ---- attributes --------------------------------------------------------------------- */
+
+static int attr_type_err(rd *r, const char *nm, const attr_t *a, const char *want)
+{
+    return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\": attribute \"%s\" is not %s", r->path, nm, a->name, want);
+}
+
+/* 1 and *v when present, 0 when absent, < 0 when of another type. */
+static int get_int(rd *r, const node_t *n, const char *nm, const char *name, int64_t *v)
+{
+    const attr_t *a = find_attr(n, name);
+    if (!a) return 0;
+    if (!a->has_i || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT))
+        return attr_type_err(r, nm, a, "an int");
+    *v = a->i;
+    return 1;
+}
+
+static int get_float(rd *r, const node_t *n, const char *nm, const char *name, double *v)
+{
+    const attr_t *a = find_attr(n, name);
+    if (!a) return 0;
+    if (!a->has_f || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT))
+        return attr_type_err(r, nm, a, "a float");
+    *v = a->f;
+    return 1;
+}
+
+/* Exactly `want` ints into v. */
+static int get_ints(rd *r, const node_t *n, const char *nm, const char *name, size_t want, int64_t *v)
+{
+    const attr_t *a = find_attr(n, name);
+    if (!a) return 0;
+    if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) return attr_type_err(r, nm, a, "ints");
+    if (a->n_ints != want)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": attribute \"%s\" has %zu values (xengine handles %zu: 2-D only)",
+                          r->path, nm, name, a->n_ints, want);
+    for (size_t i = 0; i < want; i++) v[i] = a->ints[i];
+    return 1;
+}
+
+/* String attribute into buf (truncated to len - 1): 1 present, 0 absent (buf ""),
+ * < 0 when of another type. */
+static int get_str(rd *r, const node_t *n, const char *nm, const char *name, char *buf, size_t len)
+{
+    const attr_t *a = find_attr(n, name);
+    buf[0] = 0;
+    if (!a) return 0;
+    if (!a->has_s || (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING))
+        return attr_type_err(r, nm, a, "a string");
+    size_t l = a->s.len < len - 1 ? a->s.len : len - 1;
+    memcpy(buf, a->s.data, l);
+    buf[l] = 0;
+    return 1;
+}
+
+#define TRY(x)                    \
+    do {                          \
+        int rc_ = (x);            \
+        if (rc_ < 0) return rc_;  \
+    } while (0)
+
+/* Kernel, strides, dilations, pads, auto_pad of Conv / ConvTranspose / pools. */
+static int spatial_attrs(rd *r, const node_t *n, const char *nm, xe_op *o)
+{
+    char ap[32];
+    TRY(get_ints(r, n, nm, "kernel_shape", 2, o->kernel));
+    TRY(get_ints(r, n, nm, "strides", 2, o->stride));
+    TRY(get_ints(r, n, nm, "dilations", 2, o->dilation));
+    TRY(get_ints(r, n, nm, "pads", 4, o->pad)); /* ONNX: x1_begin, x2_begin, x1_end, x2_end */
+    TRY(get_str(r, n, nm, "auto_pad", ap, sizeof ap));
+    if (ap[0] && strcmp(ap, "NOTSET") != 0) {
+        int zero = o->pad[0] == 0 && o->pad[1] == 0 && o->pad[2] == 0 && o->pad[3] == 0;
+        if (strcmp(ap, "VALID") != 0 || !zero)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": auto_pad \"%s\" not supported (NOTSET, VALID)",
+                              r->path, nm, ap);
+    }
+    return XE_OK;
+}
+
+/* `if (got) ...` after a getter call, returning its error. */
+#define IF_GOT(call)      \
+    if ((g = (call)) < 0) \
+        return g;         \
+    else if (g)
+
+/* Attributes of op `o` (kind set) from node n. */
+static int read_attrs(rd *r, const node_t *n, const char *nm, xe_op *o)
+{
+    int64_t i64;
+    double f;
+    char s[32];
+    int g;
+    switch (o->kind) {
+    case XE_OP_CONV:
+    case XE_OP_CONV_TRANSPOSE:
+        TRY(spatial_attrs(r, n, nm, o));
+        TRY(get_int(r, n, nm, "group", &o->group));
+        if (o->kind == XE_OP_CONV_TRANSPOSE) {
+            TRY(get_ints(r, n, nm, "output_padding", 2, o->output_padding));
+            if (find_attr(n, "output_shape"))
+                return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": ConvTranspose output_shape not supported",
+                                  r->path, nm);
+        }
+        return XE_OK;
+    case XE_OP_MAXPOOL:
+    case XE_OP_AVGPOOL:
+        TRY(spatial_attrs(r, n, nm, o));
+        IF_GOT(get_int(r, n, nm, "ceil_mode", &i64)) o->ceil_mode = i64 != 0;
+        IF_GOT(get_int(r, n, nm, "count_include_pad", &i64)) o->count_include_pad = i64 != 0;
+        IF_GOT(get_int(r, n, nm, "storage_order", &i64)) if (i64 != 0)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": storage_order 1 not supported", r->path, nm);
+        return XE_OK;
+    case XE_OP_GEMM:
+        IF_GOT(get_float(r, n, nm, "alpha", &f)) o->alpha = f;
+        IF_GOT(get_float(r, n, nm, "beta", &f)) o->beta = f;
+        IF_GOT(get_int(r, n, nm, "transA", &i64)) o->trans_a = i64 != 0;
+        IF_GOT(get_int(r, n, nm, "transB", &i64)) o->trans_b = i64 != 0;
+        return XE_OK;
+    case XE_OP_LEAKY_RELU:
+        IF_GOT(get_float(r, n, nm, "alpha", &f)) o->alpha = f;
+        return XE_OK;
+    case XE_OP_LRN:
+        TRY(get_int(r, n, nm, "size", &o->size));
+        IF_GOT(get_float(r, n, nm, "alpha", &f)) o->alpha = f;
+        IF_GOT(get_float(r, n, nm, "beta", &f)) o->beta = f;
+        IF_GOT(get_float(r, n, nm, "bias", &f)) o->bias = f;
+        return XE_OK;
+    case XE_OP_BATCHNORM:
+        IF_GOT(get_float(r, n, nm, "momentum", &f)) o->momentum = f;
+        /* fall through */
+    case XE_OP_INSTANCENORM:
+        IF_GOT(get_float(r, n, nm, "epsilon", &f)) o->epsilon = f;
+        return XE_OK;
+    case XE_OP_CONCAT:
+    case XE_OP_FLATTEN:
+    case XE_OP_SOFTMAX:
+        if (o->kind == XE_OP_SOFTMAX && r->opset > 0 && r->opset < 13) o->axis = 1;
+        TRY(get_int(r, n, nm, "axis", &o->axis));
+        if (o->kind == XE_OP_CONCAT && !find_attr(n, "axis"))
+            return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\": Concat without axis", r->path, nm);
+        return XE_OK;
+    case XE_OP_RESHAPE:
+        IF_GOT(get_int(r, n, nm, "allowzero", &i64)) if (i64 != 0)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Reshape allowzero = 1 not supported", r->path, nm);
+        return XE_OK;
+    case XE_OP_DROPOUT:
+        IF_GOT(get_float(r, n, nm, "ratio", &f)) o->ratio = f; /* before opset 12 */
+        if (n->n_input > 1) {
+            IF_GOT(const_scalar(r, nm, n->input[1], "ratio", &f)) o->ratio = f;
+        }
+        if (n->n_input > 2) TRY(const_scalar(r, nm, n->input[2], "training_mode", &f));
+        return XE_OK;
+    case XE_OP_CLIP:
+        IF_GOT(get_float(r, n, nm, "min", &f)) o->clip_min = f; /* before opset 11 */
+        IF_GOT(get_float(r, n, nm, "max", &f)) o->clip_max = f;
+        if (n->n_input > 1) {
+            IF_GOT(const_scalar(r, nm, n->input[1], "min", &f)) o->clip_min = f;
+        }
+        if (n->n_input > 2) {
+            IF_GOT(const_scalar(r, nm, n->input[2], "max", &f)) o->clip_max = f;
+        }
+        return XE_OK;
+    case XE_OP_LOSS:
+        IF_GOT(get_str(r, n, nm, "reduction", s, sizeof s)) if (strcmp(s, "mean") != 0)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": reduction \"%s\" not supported (mean)", r->path,
+                              nm, s);
+        if (find_attr(n, "ignore_index"))
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": ignore_index not supported", r->path, nm);
+        return XE_OK;
+    default: return XE_OK;
+    }
+}
+
+/* ---- the graph ---------------------------------------------------------------------- */
+
+/* Rewrites the message of a failed net call as "PATH: node "NAME": message". */
+static int wrap(rd *r, int rc, const char *nm)
+{
+    if (r->err) {
+        char msg[sizeof r->err->msg];
+        memcpy(msg, r->err->msg, sizeof msg);
+        msg[sizeof msg - 1] = 0;
+        if (nm) xe_err_set(r->err, rc, "%s: node \"%s\": %s", r->path, nm, msg);
+        else xe_err_set(r->err, rc, "%s: %s", r->path, msg);
+    }
+    return rc;
+}
+
+/* Graph inputs that are not initializers: the data input(s), labels, parameters. */
+static int read_inputs(rd *r, int64_t batch)
+{
+    int ninput = 0;
+    for (size_t i = 0; i < r->g->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = r->g->input[i];
+        if (!vi->name || !vi->name[0]) return xe_err_set(r->err, XE_EPARSE, "%s: graph input %zu has no name", r->path, i);
+        if (find_initializer(r->g, vi->name)) continue; /* a parameter with data: added when read */
+        xe_tensor_role role = XE_T_PARAM;
+        if (is_read(r->g, vi->name, 1, "SoftmaxCrossEntropyLoss")) role = XE_T_LABEL;
+        else if (is_read(r->g, vi->name, 0, NULL)) role = XE_T_INPUT;
+        const Onnx__TypeProto *ty = vi->type;
+        if (!ty || ty->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !ty->tensor_type)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: graph input \"%s\" is not a tensor", r->path, vi->name);
+        const Onnx__TypeProto__Tensor *tt = ty->tensor_type;
+        xe_dtype dt;
+        if (!map_dtype(tt->has_elem_type ? tt->elem_type : 0, &dt))
+            return xe_err_set(r->err, XE_EUNSUPPORTED,
+                              "%s: graph input \"%s\": element type %d not supported (float32, int64, float16)", r->path,
+                              vi->name, tt->has_elem_type ? (int)tt->elem_type : 0);
+        if (!tt->shape)
+            return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\" has no shape", r->path, vi->name);
+        if (tt->shape->n_dim > XE_MAX_RANK)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: graph input \"%s\": rank %zu above %d", r->path, vi->name,
+                              tt->shape->n_dim, XE_MAX_RANK);
+        int64_t dim[XE_MAX_RANK];
+        for (size_t d = 0; d < tt->shape->n_dim; d++) {
+            const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[d];
+            int batch_dim = d == 0 && (role == XE_T_INPUT || role == XE_T_LABEL);
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value > 0) {
+                dim[d] = dm->dim_value;
+            } else if (batch_dim && batch > 0) {
+                dim[d] = batch; /* symbolic batch, replaced below anyway */
+            } else if (batch_dim) {
+                return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\": batch dimension is not a number; give a batch size",
+                                  r->path, vi->name);
+            } else {
+                return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\": dimension %zu is not a positive number",
+                                  r->path, vi->name, d);
+            }
+        }
+        int t = xe_net_add_tensor(r->net, vi->name, role, dt, (int)tt->shape->n_dim, dim, r->err);
+        if (t < 0) return wrap(r, t, NULL);
+        if (role == XE_T_INPUT) ninput++;
+    }
+    if (ninput == 0)
+        return xe_err_set(r->err, XE_EINVAL, "%s: no data input (no graph input without data is read as a node's first input)",
+                          r->path);
+    return XE_OK;
+}
+
+/* Index of tensor `name` read by node nm, adding an initializer or Constant value on
+ * first use. */
+static int input_tensor(rd *r, const char *nm, const char *name)
+{
+    int t = xe_net_find_tensor(r->net, name);
+    if (t >= 0) return t;
+    tproto_t tmp;
+    int64_t dimbuf[1];
+    int rc;
+    const tproto_t *c = lookup_const(r, name, &tmp, dimbuf, &rc);
+    if (rc < 0) return rc;
+    if (!c)
+        return xe_err_set(r->err, XE_EINVAL,
+                          "%s: node \"%s\": input \"%s\" is not a graph input, an initializer or an earlier node's output",
+                          r->path, nm, name);
+    t = add_const_tensor(r, name, c);
+    return t < 0 ? (r->err && strncmp(r->err->msg, r->path, strlen(r->path)) != 0 ? wrap(r, t, nm) : t) : t;
+}
+
+static int read_node(rd *r, const node_t *n, size_t k)
+{
+    char buf[64];
+    const char *nm = node_name(n, k, buf, sizeof buf);
+    if (!n->op_type || !n->op_type[0]) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no op_type", r->path, nm);
+    if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": unsupported operator \"%s\" (domain \"%s\")",
+                          r->path, nm, n->op_type, n->domain);
+    if (n->n_output < 1 || !n->output[0][0])
+        return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no output", r->path, nm);
+    if (strcmp(n->op_type, "Constant") == 0) return XE_OK; /* a tensor, added when read */
+    int kind = xe_op_kind_from_onnx(n->op_type);
+    if (kind < 0)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": unsupported operator \"%s\"", r->path, nm,
+                          n->op_type);
+    for (size_t j = 1; j < n->n_output; j++)
+        if (n->output[j][0] && is_read(r->g, n->output[j], -1, NULL))
+            return xe_err_set(r->err, XE_EUNSUPPORTED,
+                              "%s: node \"%s\": output %zu \"%s\" of %s is read; xengine keeps only the first output",
+                              r->path, nm, j, n->output[j], n->op_type);
+    /* Dropout's ratio / training_mode and Clip's min / max become attributes */
+    size_t nin = (kind == XE_OP_DROPOUT || kind == XE_OP_CLIP) && n->n_input > 1 ? 1 : n->n_input;
+    while (nin > 0 && !n->input[nin - 1][0]) nin--; /* trailing optional inputs left out */
+    if (nin == 0) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no input", r->path, nm);
+    if (nin > XE_OP_MAX_IN)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %zu inputs (at most %d)", r->path, nm, nin,
+                          XE_OP_MAX_IN);
+    int in[XE_OP_MAX_IN];
+    for (size_t j = 0; j < nin; j++) {
+        if (!n->input[j][0])
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": optional input %zu left out before others",
+                              r->path, nm, j);
+        in[j] = input_tensor(r, nm, n->input[j]);
+        if (in[j] < 0) return in[j];
+    }
+    int op = xe_net_add_op(r->net, (xe_op_kind)kind, nm, (int)nin, in, n->output[0], r->err);
+    if (op < 0) return wrap(r, op, nm);
+    return read_attrs(r, n, nm, &r->net->op[op]);
+}
+
+static int read_model(rd *r, const model_t *m, int64_t batch)
+{
+    if (!m->graph) return xe_err_set(r->err, XE_EPARSE, "%s: not an ONNX model: no graph", r->path);
+    r->g = m->graph;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *os = m->opset_import[i];
+        if ((!os->domain || !os->domain[0] || strcmp(os->domain, "ai.onnx") == 0) && os->has_version)
+            r->opset = os->version;
+    }
+    if (r->g->n_node == 0) return xe_err_set(r->err, XE_EPARSE, "%s: not an ONNX model: the graph has no nodes", r->path);
+    TRY(read_inputs(r, batch));
+    for (size_t k = 0; k < r->g->n_node; k++) TRY(read_node(r, r->g->node[k], k));
+    for (size_t o = 0; o < r->g->n_output; o++) {
+        const char *name = r->g->output[o]->name;
+        if (!name || xe_net_find_tensor(r->net, name) < 0)
+            return xe_err_set(r->err, XE_EINVAL, "%s: graph output \"%s\" is not produced by any node", r->path,
+                              name ? name : "");
+    }
+    if (batch > 0) {
+        int rc = xe_net_set_batch(r->net, batch, r->err);
+        if (rc < 0) return wrap(r, rc, NULL);
+    }
+    int rc = xe_net_infer_shapes(r->net, r->err);
+    return rc < 0 ? wrap(r, rc, NULL) : XE_OK;
+}
+
+/* "dir/resnet18.onnx" -> "resnet18" into buf. */
+static void base_name(const char *path, char *buf, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(buf, len, "%s", b);
+    size_t l = strlen(buf);
+    if (l > 5 && strcmp(buf + l - 5, ".onnx") == 0) buf[l - 5] = 0;
+}
+
+int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64_t batch, xe_net **out,
+                        xe_err *err)
+{
+    *out = NULL;
+    if (!label) label = "<buffer>";
+    if (batch < 0) return xe_err_set(err, XE_EINVAL, "%s: batch %lld (must be >= 0)", label, (long long)batch);
+    model_t *m = onnx__model_proto__unpack(NULL, len, buf);
+    if (!m) return xe_err_set(err, XE_EPARSE, "%s: not a valid ONNX protobuf (malformed or truncated)", label);
+    char nm[256];
+    base_name(label, nm, sizeof nm);
+    rd r = {.path = label, .net = xe_net_new(nm), .err = err};
+    int rc = r.net ? read_model(&r, m, batch) : xe_err_set(err, XE_ENOMEM, "%s: out of memory", label);
+    onnx__model_proto__free_unpacked(m, NULL);
+    if (rc < 0) {
+        xe_net_free(r.net);
+        return rc;
+    }
+    *out = r.net;
+    return XE_OK;
+}
+
+int xe_onnx_read(const char *path, int64_t batch, xe_net **out, xe_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return xe_err_set(err, XE_ENOMEM, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (len == cap) {
+            uint8_t *p = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!p) {
+                free(buf);
+                fclose(f);
+                return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
+            }
+            buf = p;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
+    int rc = xe_onnx_read_buffer(buf, len, path, batch, out, err);
+    free(buf);
+    return rc;
+}

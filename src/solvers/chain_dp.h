@@ -1,0 +1,68 @@
+/* Internal interface of the chain dynamic program (src/solvers/chain_dp.c), shared with
+ * revolve.c. Positions p = -1..L are path nodes; p = -1 is a virtual checkpoint of size 0
+ * (node 0 reads nothing, so it can always be recomputed from scratch). Arrays indexed by
+ * p are stored at p + 1. docs/chain-dp.md gives the recursion. */
+#ifndef XENGINE_SOLVERS_CHAIN_DP_H
+#define XENGINE_SOLVERS_CHAIN_DP_H
+
+#include <stdint.h>
+
+#include "xengine/baselines.h"
+
+typedef struct xe_cdp_model {
+    const xe_instance *in;
+    const xe_chain *ch;
+    int d;        /* device every node runs on */
+    int uniform;  /* 1: every tensor 1 unit, every forward step cost 1, backward cost 0 */
+    int L;
+    int64_t *A;   /* [L+2] size of path node p (0 for p = -1) */
+    double *FC;   /* [L+2] cost of computing path node p (0 for p = -1) */
+    int64_t *D;   /* [L+2] size of front(t), the gradient resident before group t (0 for t = L) */
+    int64_t *GP;  /* [L+2] peak of running group p with x_p and front(p) resident */
+    double *GC;   /* [L+2] cost of group p */
+    int *gbeg, *gend; /* [L+2] group p is backward nodes gbeg..gend-1 (node ids) */
+    int *front;   /* [L+2] node id of front(p) (L for p = L: x_L itself) */
+    int offload;  /* 1: a checkpoint may be parked on another device (copy out, copy back) */
+    int *odev;    /* [L+2] device where path node p is parked (cheapest round trip), -1 none */
+    double *OC;   /* [L+2] round-trip copy seconds of path node p to odev[p] and back */
+} xe_cdp_model;
+
+#define XE_CDP_OFF (1 << 24)
+
+typedef struct xe_cdp_pt {
+    int64_t req; /* bytes (or units) the subproblem needs */
+    double cost; /* seconds (or units) */
+    int choice;  /* -3 base, -2 skip an empty group, s' >= 0 next checkpoint kept through its
+                    own group, -10 - s' next checkpoint dropped before it (docs/chain-dp.md);
+                    plus XE_CDP_OFF (either sign) when x_s is parked elsewhere meanwhile */
+} xe_cdp_pt;
+
+typedef struct xe_cdp_table {
+    int L;
+    int *off, *cnt;  /* [2][L+2][L+2] frontier of (kind, s, t) at pts[off .. off+cnt);
+                        kind 0: Opt (x_s kept through group s), 1: Opt' (groups t..s+1) */
+    xe_cdp_pt *pts;
+    int npts, cap;
+} xe_cdp_table;
+
+/* Builds the model for device d (XE_EINFEASIBLE when d cannot run a node; XE_ENOMEM).
+ * Offloading is enabled (m->offload = 1) when offload is 1, the model is not uniform
+ * and the instance has another device. */
+int xe_cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch, int d,
+                      int uniform, int offload, xe_err *err);
+void xe_cdp_model_clear(xe_cdp_model *m);
+
+/* Fills every frontier, keeping only points that need at most cap (units of the model;
+ * the budget, or INT64_MAX for all of them). XE_ENOMEM. */
+int xe_cdp_solve(const xe_cdp_model *m, int64_t cap, xe_cdp_table *t, xe_err *err);
+void xe_cdp_table_clear(xe_cdp_table *t);
+
+/* Frontier of the whole problem, (s, t) = (-1, L): *pts, *cnt. */
+void xe_cdp_top(const xe_cdp_table *t, const xe_cdp_pt **pts, int *cnt);
+
+/* Appends the events of the top problem run with budget m (units of the model) to out.
+ * XE_EINFEASIBLE when the frontier has no point within m; XE_ENOMEM. */
+int xe_cdp_emit(const xe_cdp_model *m, const xe_cdp_table *t, int64_t budget,
+                xe_schedule *out, xe_err *err);
+
+#endif

@@ -1,0 +1,293 @@
+/* Anytime large-neighbourhood search over stage windows (docs/lns.md): keep the
+ * incumbent, re-solve the stages [t0, t0 + w) with the MILP while every other stage is
+ * fixed to it, keep what is cheaper after the simulator has replayed it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+
+void xe_lns_opts_default(xe_lns_opts *o)
+{
+    o->time_limit = 60.0;
+    o->rel_gap = 1e-4;
+    o->bound = -INFINITY;
+    o->threads = 1;
+    o->isolate = 0;
+    o->progress = 0;
+    o->window = 0;
+    o->seed = 1;
+}
+
+void xe_lns_result_clear(xe_lns_result *res) { xe_stages_clear(&res->sol); }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* reach[i] = largest index of a descendant of i (-1 without users): i is live in the
+ * stages i..reach[i] (docs/formulation.md, "Size and presolve"). */
+static int *node_reach(const xe_graph *g)
+{
+    int n = g->n;
+    int *reach = malloc((size_t)(n ? n : 1) * sizeof *reach);
+    if (!reach) return NULL;
+    for (int i = n - 1; i >= 0; i--) {
+        int r = -1;
+        for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
+            int j = g->succ[p];
+            if (j > r) r = j;
+            if (reach[j] > r) r = reach[j];
+        }
+        reach[i] = r;
+    }
+    return reach;
+}
+
+/* 1 when the schedule recomputes or copies i somewhere (where a better plan may gain). */
+static int extra_work(const xe_stages *st, int i)
+{
+    int n = st->n, D = st->ndev;
+    for (int t = i + 1; t < n; t++)
+        for (int d = 0; d < D; d++) {
+            if (*xe_R(st, t, i, d)) return 1;
+            for (int e = 0; e < D; e++)
+                if (e != d && *xe_C(st, t, i, d, e)) return 1;
+        }
+    for (int d = 0; d < D; d++)
+        for (int e = 0; e < D; e++)
+            if (e != d && *xe_C(st, i, i, d, e)) return 1;
+    return 0;
+}
+
+/* Replays st in the simulator: the incumbent is only ever replaced by a schedule that
+ * the independent checker accepts with the same objective. */
+static int sim_ok(const xe_instance *in, const xe_stages *st, xe_err *err)
+{
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_sim_result sr;
+    int rc = xe_stages_to_schedule(in, st, &s, err);
+    if (rc == XE_OK) rc = xe_sim_run(in, &s, &sr, err);
+    if (rc == XE_OK) {
+        double c = xe_stages_cost(in, st);
+        if (fabs(sr.total_time - c) > 1e-6 * fmax(1.0, c))
+            rc = xe_err_set(err, XE_EINTERNAL, "LNS: simulated time %.9g differs from the plan's %.9g", sr.total_time, c);
+    }
+    xe_schedule_clear(&s);
+    return rc;
+}
+
+int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opts *o, xe_lns_result *res,
+                 xe_err *err)
+{
+    double t0 = now_s();
+    memset(res, 0, sizeof *res);
+    res->objective = INFINITY;
+    res->bound = o->bound;
+    if (!(o->time_limit > 0) || !(o->rel_gap >= 0) || o->threads < 1 || o->window < 0)
+        return xe_err_set(err, XE_EINVAL, "LNS: time limit must be > 0, gap >= 0, threads >= 1, window >= 0");
+    int rc = xe_stages_check(in, start, err);
+    if (rc) return rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINVAL, "LNS: the start schedule is not valid: %s", err ? err->msg : "");
+    rc = xe_stages_copy(&res->sol, start);
+    if (rc) return xe_err_set(err, XE_ENOMEM, "LNS: out of memory copying the start");
+    res->objective = xe_stages_cost(in, start);
+    res->stop = "time limit";
+    res->ntrace = 1;
+    res->trace_t[0] = 0;
+    res->trace_obj[0] = res->objective;
+    int n = in->g->n;
+    if (n == 0) return XE_OK;
+    const xe_graph *g = in->g;
+    int D = in->ndev;
+    int *reach = node_reach(g);
+    int64_t *sz = calloc((size_t)n, sizeof *sz);      /* binary columns of stage t */
+    int64_t *ncols = calloc((size_t)n, sizeof *ncols); /* binary columns of node i */
+    uint8_t *mask = calloc((size_t)n, 1);
+    int *queue = malloc((size_t)n * sizeof *queue);
+    if (!reach || !sz || !ncols || !mask || !queue) {
+        free(reach), free(sz), free(ncols), free(mask), free(queue);
+        xe_lns_result_clear(res);
+        return xe_err_set(err, XE_ENOMEM, "LNS: out of memory");
+    }
+    int per = 2 * D + D * (D - 1);
+    int64_t total = 0;
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i <= t; i++)
+            if (i == t || reach[i] >= t) {
+                sz[t] += per;
+                ncols[i] += per;
+                total += per;
+            }
+    /* initial neighbourhoods: about 4,000 binary columns (CBC solves those in about a
+     * second); a stage window has at least 2 stages */
+    double target = 1500;
+    int w = o->window;
+    if (w == 0) {
+        int64_t acc = 0;
+        for (int t = n / 2; t < n && acc < target; t++, w++) acc += sz[t];
+        if (w < 2) w = 2;
+    }
+    if (w > n) w = n;
+    uint64_t rng = o->seed ? o->seed : 1;
+    int pos = (int)(splitmix(&rng) % (uint64_t)n);
+    int fails_w = 0, fails_n = 0; /* neighbourhoods of each kind tried since their last gain */
+    double deadline = t0 + o->time_limit;
+    for (int it = 0; !res->optimal; it++) {
+        double left = deadline - now_s();
+        if (left < 0.05) break;
+        if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
+            res->stop = "bound reached";
+            break;
+        }
+        /* alternate: a window of consecutive stages, then a connected set of nodes free in
+         * every stage (a tensor's whole life: where it is kept, copied, recomputed) */
+        int nodes_kind = (it % 2 == 1) && w < n;
+        int a = 0, b = 0;
+        if (!nodes_kind) {
+            a = pos, b = pos + w;
+            if (b > n) {
+                b = n;
+                a = n - w;
+            }
+        } else {
+            memset(mask, 0, (size_t)n);
+            int seed = (int)(splitmix(&rng) % (uint64_t)n), qh = 0, qt = 0;
+            if (splitmix(&rng) % 2) { /* half of the time: a node the incumbent pays extra for */
+                int cnt = 0;
+                for (int i = 0; i < n; i++)
+                    if (extra_work(&res->sol, i) && splitmix(&rng) % (uint64_t)(++cnt) == 0) seed = i;
+            }
+            double acc = 0;
+            mask[seed] = 1;
+            queue[qt++] = seed;
+            while (qh < qt && acc < target) { /* breadth-first over inputs and users */
+                int v = queue[qh++];
+                acc += (double)ncols[v];
+                for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++)
+                    if (!mask[g->pred[p]]) mask[g->pred[p]] = 1, queue[qt++] = g->pred[p];
+                for (int p = g->succ_off[v]; p < g->succ_off[v + 1]; p++)
+                    if (!mask[g->succ[p]]) mask[g->succ[p]] = 1, queue[qt++] = g->succ[p];
+            }
+            for (int k = qh; k < qt; k++) mask[queue[k]] = 0; /* queued, not taken */
+        }
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.fix = &res->sol;
+        mo.fix_t0 = a;
+        mo.fix_t1 = b;
+        mo.free_nodes = nodes_kind ? mask : NULL;
+        mo.threads = o->threads;
+        mo.isolate = o->isolate;
+        mo.rel_gap = 1e-6;
+        /* a neighbourhood gets a slice of the time; the whole model gets what is left */
+        int whole = !nodes_kind && w == n;
+        double slice = whole ? left : fmax(1.0, fmin(0.15 * o->time_limit, 10.0));
+        mo.time_limit = fmin(slice, left);
+        xe_milp_result mr;
+        rc = xe_milp_solve(in, &mo, &mr, err);
+        if (rc) break;
+        res->iterations++;
+        int improved = 0;
+        if (mr.sol.R && mr.objective < res->objective - 1e-9 * fmax(1.0, res->objective)) {
+            xe_err e2;
+            if (sim_ok(in, &mr.sol, &e2) == XE_OK) {
+                xe_stages_clear(&res->sol);
+                res->sol = mr.sol;
+                memset(&mr.sol, 0, sizeof mr.sol);
+                res->objective = mr.objective;
+                res->time_best = now_s() - t0;
+                res->improvements++;
+                improved = 1;
+                int k = res->ntrace < 64 ? res->ntrace++ : 63;
+                res->trace_t[k] = res->time_best;
+                res->trace_obj[k] = res->objective;
+                if (o->progress)
+                    fprintf(stderr, "[lns]  %7.1fs  incumbent %-12.6g %s\n", now_s() - t0, res->objective,
+                            nodes_kind ? "(node neighbourhood)" : "(stage window)");
+            }
+        }
+        int solved = mr.status == XE_MILP_OPTIMAL && !mr.killed;
+        if (whole && solved) {
+            res->optimal = 1;
+            res->bound = fmax(res->bound, res->objective);
+        } else if (whole && isfinite(mr.bound) && !mr.killed) {
+            res->bound = fmax(res->bound, fmin(mr.bound, res->objective));
+        }
+        int timed_out = !solved && mr.solve_time >= 0.9 * mo.time_limit;
+        double mr_time = mr.solve_time;
+        if (o->progress >= 2)
+            fprintf(stderr, "[lns]  %7.1fs  %s %d cols %d rows: %s %.2f s%s\n", now_s() - t0,
+                    nodes_kind ? "nodes " : "stages", mr.nvars, mr.nrows, xe_milp_status_str(mr.status), mr.solve_time,
+                    improved ? " improved" : "");
+        xe_milp_result_clear(&mr);
+        /* sizes: shrink when neighbourhoods run out of time, grow after a sweep (about n
+         * stages, or about n/4 node sets) without gain; beyond ~40,000 binary columns
+         * CBC no longer finishes a neighbourhood in seconds */
+        int quick = solved && mr_time < 0.1 * slice;
+        if (nodes_kind) {
+            fails_n = improved ? 0 : fails_n + 1;
+            if (timed_out) target = fmax(300, target * 0.66);
+            else if (quick && target * 1.3 <= 40000) target *= 1.3;
+            else if (fails_n >= 8 && target * 1.5 <= 40000) {
+                target *= 1.5;
+                fails_n = 0;
+            }
+        } else {
+            fails_w = improved ? 0 : fails_w + 1;
+            int step = w / 2 > 0 ? w / 2 : 1;
+            if (timed_out && w > 2) {
+                w = w * 2 / 3 < 2 ? 2 : w * 2 / 3;
+            } else if (quick && w < n && (double)total * (w + w / 4 + 1) / n <= 40000.0) {
+                w = w + w / 4 + 1 > n ? n : w + w / 4 + 1;
+            } else if (fails_w * step >= n && w < n) {
+                int w2 = w * 3 / 2 + 1 > n ? n : w * 3 / 2 + 1;
+                if ((double)total * w2 / n <= 40000.0) w = w2;
+                fails_w = 0;
+            }
+            step = w / 2 > 0 ? w / 2 : 1;
+            pos = b >= n ? (int)(splitmix(&rng) % (uint64_t)step) : pos + step;
+            if (pos >= n) pos = 0;
+        }
+    }
+    free(reach), free(ncols), free(mask), free(queue);
+    if (rc) {
+        free(sz);
+        xe_lns_result_clear(res);
+        return rc;
+    }
+    free(sz);
+    res->time_total = now_s() - t0;
+    if (res->optimal) res->stop = "optimal";
+    else if (!res->stop) res->stop = "time limit";
+    return XE_OK;
+}
+
+int64_t xe_milp_binary_estimate(const xe_instance *in)
+{
+    int n = in->g->n, D = in->ndev;
+    int *reach = node_reach(in->g);
+    if (!reach) return -1;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int last = reach[i] > i ? reach[i] : i;
+        total += (int64_t)(last - i + 1) * (2 * D + D * (D - 1));
+    }
+    free(reach);
+    return total;
+}

@@ -1,0 +1,238 @@
+/* Recompute-all (the guaranteed low-memory fallback) and the heuristic portfolio:
+ * greedy, checkpoint-all and recompute-all, cheapest valid result wins
+ * (docs/heuristic.md, "Portfolio" and "Minimum budget"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stage_mem.h"
+#include "xengine/solvers.h"
+
+int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = g->n, D = in->ndev;
+    memset(out, 0, sizeof *out);
+    if (peak) *peak = 0;
+    if (d < 0 || d >= D)
+        return xe_err_set(err, XE_EINVAL, "recompute-all: device %d does not exist (instance has %d)", d, D);
+    for (int v = 0; v < n; v++)
+        if (!xe_can_run(in, v, d))
+            return xe_err_set(err, XE_EINFEASIBLE, "recompute-all: device %s cannot run node %d (%s)", in->dev[d].name,
+                              v, g->nodes[v].name);
+    size_t n3 = (size_t)(n ? n : 1) * (size_t)(n ? n : 1) * (size_t)D;
+    uint8_t *mark = malloc((size_t)(n ? n : 1));
+    int *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
+    double *U = malloc(n3 * sizeof *U);
+    if (!mark || !stack || !U || xe_stages_init(out, n, D)) {
+        free(mark), free(stack), free(U);
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_ENOMEM, "recompute-all: out of memory for %d stages", n);
+    }
+    /* stage t: t and all its ancestors, found by a reverse search from t */
+    for (int t = 0; t < n; t++) {
+        memset(mark, 0, (size_t)n);
+        int sp = 0;
+        mark[t] = 1;
+        stack[sp++] = t;
+        while (sp) {
+            int v = stack[--sp];
+            *xe_R(out, t, v, d) = 1;
+            for (int p = g->pred_off[v]; p < g->pred_off[v + 1]; p++) {
+                int u = g->pred[p];
+                if (!mark[u]) {
+                    mark[u] = 1;
+                    stack[sp++] = u;
+                }
+            }
+        }
+    }
+    xe_err e2;
+    int rc = xe_stages_eval(in, out, U, NULL, &e2);
+    if (rc) {
+        free(mark), free(stack), free(U);
+        xe_stages_clear(out);
+        return xe_err_set(err, rc == XE_ENOMEM ? rc : XE_EINTERNAL, "recompute-all on %s: %s", in->dev[d].name,
+                          e2.msg);
+    }
+    double pk = 0;
+    for (int t = 0; t < n; t++)
+        for (int k = 0; k <= t; k++) pk = fmax(pk, U[((size_t)t * n + k) * D + d]);
+    free(mark), free(stack), free(U);
+    if (peak) *peak = (int64_t)llround(pk);
+    if (pk > (double)in->dev[d].budget) {
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_EINFEASIBLE, "recompute-all on %s needs %.0f bytes, budget %lld", in->dev[d].name,
+                          pk, (long long)in->dev[d].budget);
+    }
+    rc = xe_stages_check(in, out, &e2);
+    if (rc) {
+        xe_stages_clear(out);
+        return xe_err_set(err, rc, "recompute-all on %s: %s", in->dev[d].name, e2.msg);
+    }
+    return XE_OK;
+}
+
+/* Keeps cand in best when it is cheaper (or best is empty); cand is consumed. */
+static void keep_better(const xe_instance *in, xe_stages *best, double *best_cost, const char **which,
+                        xe_stages *cand, const char *name)
+{
+    xe_stages_prune(in, cand);
+    double c = xe_stages_cost(in, cand);
+    if (!best->R || c < *best_cost - 1e-12 * fmax(1.0, fabs(c))) {
+        xe_stages_clear(best);
+        *best = *cand;
+        *best_cost = c;
+        if (which) *which = name;
+    } else {
+        xe_stages_clear(cand);
+    }
+    memset(cand, 0, sizeof *cand);
+}
+
+int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err)
+{
+    return xe_heur_best_ex(in, out, which, 1, err);
+}
+
+int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, xe_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (which) *which = "none";
+    double best_cost = INFINITY;
+    xe_stages cand;
+    xe_err first = {{0}}, e2;
+    int rc = xe_heur_greedy(in, &cand, &first);
+    if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy");
+    else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
+    /* the simple lower bound is attained: nothing can beat the greedy */
+    if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return XE_OK;
+    for (int d = 0; d < in->ndev; d++) {
+        rc = xe_heur_checkpoint_all(in, d, &cand, &e2);
+        int cp_ok = rc == XE_OK;
+        if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all");
+        else if (rc != XE_EINFEASIBLE) {
+            xe_stages_clear(out);
+            return xe_err_set(err, rc, "%s", e2.msg);
+        }
+        if (cp_ok) continue; /* recompute-all computes a superset: never cheaper on d */
+        rc = xe_heur_recompute_all(in, d, &cand, NULL, &e2);
+        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all");
+        else if (rc != XE_EINFEASIBLE) {
+            xe_stages_clear(out);
+            return xe_err_set(err, rc, "%s", e2.msg);
+        }
+    }
+    if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
+    return improve ? xe_heur_improve(in, out, in->g->n > 300 ? 0.1 : 0.25, err) : XE_OK;
+}
+
+/* ---- local improvement: keep instead of recompute ---- */
+
+typedef struct move_cand {
+    int t, i, d;
+    double gain;
+} move_cand;
+
+static int cmp_gain(const void *a, const void *b)
+{
+    double x = ((const move_cand *)a)->gain, y = ((const move_cand *)b)->gain;
+    return (x < y) - (x > y);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev;
+    double t0 = now_s();
+    xe_stages orig;
+    if (xe_stages_copy(&orig, st)) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
+    int64_t *U = malloc((size_t)(n ? n : 1) * D * sizeof *U);
+    int *last = malloc((size_t)(n ? n : 1) * D * sizeof *last);
+    uint8_t *saveR = malloc((size_t)(n ? n : 1) * 1), *saveS = malloc((size_t)(n ? n : 1));
+    uint8_t *saveC = malloc((size_t)(n ? n : 1) * D);
+    size_t cap = 1024, nc = 0;
+    move_cand *cand = malloc(cap * sizeof *cand);
+    int rc = XE_OK;
+    if (!U || !last || !saveR || !saveS || !saveC || !cand) {
+        rc = xe_err_set(err, XE_ENOMEM, "improve: out of memory");
+        goto out;
+    }
+    /* candidates: every recomputation or incoming copy of i on d in a later stage */
+    for (int t = 1; t < n; t++)
+        for (int i = 0; i < t; i++)
+            for (int d = 0; d < D; d++) {
+                double gain = *xe_R(st, t, i, d) ? xe_cost(in, i, d) : 0;
+                for (int e = 0; e < D; e++)
+                    if (e != d && *xe_C(st, t, i, e, d)) gain += xe_copy_cost(in, i, e, d);
+                if (!(gain > 0)) continue;
+                if (nc == cap) {
+                    move_cand *q = realloc(cand, 2 * cap * sizeof *cand);
+                    if (!q) {
+                        rc = xe_err_set(err, XE_ENOMEM, "improve: out of memory");
+                        goto out;
+                    }
+                    cand = q;
+                    cap *= 2;
+                }
+                cand[nc++] = (move_cand){t, i, d, gain};
+            }
+    qsort(cand, nc, sizeof *cand, cmp_gain);
+    for (size_t c = 0; c < nc; c++) {
+        if (now_s() - t0 > max_seconds) break;
+        int t = cand[c].t, i = cand[c].i, d = cand[c].d;
+        if (!*xe_R(st, t, i, d) && !xe_heur_cin(st, t, i, d)) continue; /* gone already */
+        /* the latest earlier stage where i is present on d */
+        int s = t - 1;
+        while (s >= i && !xe_heur_present(st, s, i, d)) s--;
+        if (s < i) continue;
+        /* keep i on d through stages s+1..t: S = 1, no recomputation or copy in */
+        for (int q = s + 1; q <= t; q++) {
+            int k = q - (s + 1);
+            saveR[k] = *xe_R(st, q, i, d);
+            saveS[k] = *xe_S(st, q, i, d);
+            *xe_S(st, q, i, d) = 1;
+            *xe_R(st, q, i, d) = 0;
+            for (int e = 0; e < D; e++)
+                if (e != d) {
+                    saveC[k * D + e] = *xe_C(st, q, i, e, d);
+                    *xe_C(st, q, i, e, d) = 0;
+                }
+        }
+        int ok = 1;
+        for (int q = s; q <= t && ok; q++) {
+            int kk, dd;
+            xe_heur_stage_eval(in, st, q, U, last);
+            if (xe_heur_worst_overflow(in, q, U, &kk, &dd) > 0) ok = 0;
+        }
+        if (!ok)
+            for (int q = s + 1; q <= t; q++) {
+                int k = q - (s + 1);
+                *xe_R(st, q, i, d) = saveR[k];
+                *xe_S(st, q, i, d) = saveS[k];
+                for (int e = 0; e < D; e++)
+                    if (e != d) *xe_C(st, q, i, e, d) = saveC[k * D + e];
+            }
+    }
+    xe_stages_prune(in, st);
+    /* safety net: the moves keep every structural rule by construction; verify it */
+    xe_err e2;
+    if (xe_stages_check(in, st, &e2) != XE_OK || xe_stages_cost(in, st) > xe_stages_cost(in, &orig)) {
+        xe_stages_clear(st);
+        *st = orig;
+        memset(&orig, 0, sizeof orig);
+    }
+out:
+    (void)g;
+    xe_stages_clear(&orig);
+    free(U), free(last), free(saveR), free(saveS), free(saveC), free(cand);
+    return rc;
+}

@@ -1,0 +1,320 @@
+/* Budget sweeps and maximum batch (include/xengine/sweep.h): every method at one budget,
+ * each schedule replayed by the simulator; the largest batch a method fits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xengine/baselines.h"
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+#include "xengine/sweep.h"
+
+static const char *const method_name[XE_SWEEP_NMETHODS] = {"planner", "gpu-only", "cpu-only", "checkpoint-all",
+                                                           "chen-sqrt"};
+
+const char *xe_sweep_method_name(int m)
+{
+    return m >= 0 && m < XE_SWEEP_NMETHODS ? method_name[m] : "?";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void xe_sweep_opts_default(const xe_instance *in, xe_sweep_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->time_limit = 10.0;
+    o->threads = 1;
+    o->gpu = o->cpu = -1;
+    for (int d = in->ndev - 1; d >= 0; d--) {
+        if (in->dev[d].kind == XE_DEV_GPU) o->gpu = d;
+        else o->cpu = d;
+    }
+    o->swept = o->gpu >= 0 ? o->gpu : 0;
+    o->planner = 1;
+}
+
+static void cell_none(xe_sweep_cell *c, int status)
+{
+    memset(c, 0, sizeof *c);
+    c->status = status;
+    c->cost = INFINITY;
+    c->bound = NAN;
+    c->which = "";
+}
+
+/* Replays st in the simulator and fills c from it (status FOUND). The cost is the
+ * simulator's; it must equal the stage objective (else a bug: XE_EINTERNAL). */
+static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages *st, const char *what,
+                 xe_sweep_cell *c, xe_err *err)
+{
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_err e2 = {{0}};
+    xe_sim_result r;
+    int rc = xe_stages_to_schedule(in, st, &s, &e2);
+    if (rc == XE_OK) rc = xe_sim_run(in, &s, &r, &e2);
+    xe_schedule_clear(&s);
+    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
+    if (rc) return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what, e2.msg);
+    double obj = xe_stages_cost(in, st);
+    if (fabs(r.total_time - obj) > 1e-6 * fmax(1.0, obj))
+        return xe_err_set(err, XE_EINTERNAL, "sweep: %s: simulated time %.9g differs from the plan's %.9g (a bug)",
+                          what, r.total_time, obj);
+    c->status = XE_SWEEP_FOUND;
+    c->cost = r.total_time;
+    c->peak = r.dev[o->swept].peak;
+    c->recomputes = r.recomputes;
+    c->copies = r.copies;
+    c->which = what;
+    return XE_OK;
+}
+
+/* One baseline on device d into st (initialised by the callee): XE_OK, XE_EINFEASIBLE
+ * or an error. */
+static int run_baseline(const xe_instance *in, int m, int d, xe_stages *st, xe_err *err)
+{
+    switch (m) {
+    case XE_SWEEP_CHECKPOINT_ALL: return xe_heur_checkpoint_all(in, d, st, err);
+    case XE_SWEEP_CHEN_SQRT: return xe_chen_sqrt(in, d, st, err);
+    default: return xe_one_device(in, d, st, err);
+    }
+}
+
+/* 1 when a cheap proof shows that no schedule exists: a node fits no device with its
+ * inputs (xe_bound_cheapest is infinite), or some device's budget is below the footprint
+ * of a node that no other device can hold (xe_budget_range's lower bound). */
+static int ruled_out(const xe_instance *in)
+{
+    if (!isfinite(xe_bound_cheapest(in))) return 1;
+    for (int d = 0; d < in->ndev; d++) {
+        int64_t lo = 0;
+        xe_err e2;
+        if (xe_budget_range(in, d, &lo, NULL, &e2) == XE_OK && in->dev[d].budget < lo) return 1;
+    }
+    return 0;
+}
+
+/* The planner: best start (portfolio and the baselines' stage schedules in base[]),
+ * LNS, then the MILP. */
+static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, const xe_sweep_cell *bc,
+                xe_sweep_cell *c, xe_err *err)
+{
+    double t0 = now_s();
+    xe_stages heur = {0};
+    xe_err e2 = {{0}};
+    const char *which = "greedy";
+    int rc = xe_heur_best(in, &heur, &which, &e2);
+    if (rc != XE_OK && rc != XE_EINFEASIBLE) {
+        xe_stages_clear(&heur);
+        return xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+    }
+    const xe_stages *start = rc == XE_OK ? &heur : NULL;
+    double best = start ? xe_stages_cost(in, start) : INFINITY;
+    for (int m = 1; m < XE_SWEEP_NMETHODS; m++)
+        if (bc[m].status == XE_SWEEP_FOUND && bc[m].cost < best) {
+            best = bc[m].cost;
+            start = &base[m];
+            which = method_name[m];
+        }
+    if (o->seed && o->seed->n == in->g->n && o->seed->ndev == in->ndev && xe_stages_check(in, o->seed, &e2) == XE_OK &&
+        xe_stages_cost(in, o->seed) < best) {
+        best = xe_stages_cost(in, o->seed);
+        start = o->seed;
+        which = "carried";
+    }
+    double lb = xe_bound_cheapest(in);
+    int proven = ruled_out(in);
+    xe_lns_result lns;
+    memset(&lns, 0, sizeof lns);
+    xe_milp_result mr;
+    memset(&mr, 0, sizeof mr);
+    int optimal = 0;
+    rc = XE_OK;
+    if (start && !o->feasibility && o->time_limit > 0) {
+        xe_lns_opts lo2;
+        xe_lns_opts_default(&lo2);
+        lo2.time_limit = 0.6 * o->time_limit;
+        lo2.bound = lb;
+        lo2.threads = o->threads;
+        lo2.isolate = 1;
+        rc = xe_lns_solve(in, start, &lo2, &lns, &e2);
+        if (rc) {
+            rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+            goto out;
+        }
+        if (isfinite(lns.bound)) lb = fmax(lb, lns.bound);
+        if (lns.objective < best) {
+            best = lns.objective;
+            start = &lns.sol;
+            which = "lns";
+        }
+        optimal = lns.optimal || (best > 0 && (best - lb) / best <= 1e-4);
+    }
+    /* the MILP: for the rest of the time, or to find a first schedule */
+    double left = o->time_limit - (now_s() - t0);
+    if (!proven && !optimal && o->time_limit > 0 && (start ? !o->feasibility && left >= 0.5 : 1)) {
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.time_limit = fmax(1.0, left);
+        mo.threads = o->threads;
+        mo.isolate = 1;
+        mo.start = start;
+        rc = xe_milp_solve(in, &mo, &mr, &e2);
+        if (rc == XE_ESOLVER && start) {
+            rc = XE_OK; /* keep what we have */
+        } else if (rc) {
+            rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+            goto out;
+        } else {
+            if (isfinite(mr.bound)) lb = fmax(lb, mr.bound);
+            if (mr.status == XE_MILP_INFEASIBLE) proven = 1;
+            if (mr.sol.R && mr.objective < best) {
+                best = mr.objective;
+                start = &mr.sol;
+                which = "milp";
+            }
+        }
+    }
+    if (start) {
+        rc = judge(in, o, start, which, c, err);
+        if (rc == XE_OK) c->bound = fmin(lb, c->cost);
+        if (rc == XE_OK && o->keep) {
+            xe_stages_clear(o->keep);
+            if (xe_stages_copy(o->keep, start)) rc = xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
+        }
+    } else {
+        cell_none(c, proven ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
+        if (!proven && isfinite(lb)) c->bound = lb;
+    }
+out:
+    c->time = now_s() - t0;
+    xe_stages_clear(&heur);
+    xe_lns_result_clear(&lns);
+    xe_milp_result_clear(&mr);
+    return rc;
+}
+
+int xe_sweep_point(const xe_instance *in, const xe_sweep_opts *o, xe_sweep_cell cell[XE_SWEEP_NMETHODS],
+                   xe_err *err)
+{
+    if (!(o->time_limit >= 0) || o->threads < 1 || o->gpu >= in->ndev || o->cpu >= in->ndev || o->swept < 0 ||
+        o->swept >= in->ndev)
+        return xe_err_set(err, XE_EINVAL, "sweep: bad options (time limit %g, threads %d, devices %d/%d/%d)",
+                          o->time_limit, o->threads, o->gpu, o->cpu, o->swept);
+    xe_stages base[XE_SWEEP_NMETHODS];
+    memset(base, 0, sizeof base);
+    int rc = XE_OK;
+    for (int m = 0; m < XE_SWEEP_NMETHODS; m++) cell_none(&cell[m], XE_SWEEP_NA);
+    for (int m = 1; m < XE_SWEEP_NMETHODS && rc == XE_OK; m++) {
+        int d = m == XE_SWEEP_CPU_ONLY ? o->cpu : o->gpu;
+        if (d < 0) continue;
+        double t0 = now_s();
+        xe_err e2 = {{0}};
+        int r = run_baseline(in, m, d, &base[m], &e2);
+        if (r == XE_OK) rc = judge(in, o, &base[m], method_name[m], &cell[m], err);
+        else if (r == XE_EINFEASIBLE) cell[m].status = XE_SWEEP_NONE;
+        else rc = xe_err_set(err, r, "sweep: %s: %s", method_name[m], e2.msg);
+        cell[m].time = now_s() - t0;
+    }
+    if (rc == XE_OK && o->planner) rc = plan(in, o, base, cell, &cell[XE_SWEEP_PLANNER], err);
+    for (int m = 0; m < XE_SWEEP_NMETHODS; m++) xe_stages_clear(&base[m]);
+    return rc;
+}
+
+/* Builds batch b and evaluates method m there; *fits = 1 when it found a schedule. */
+static int probe(xe_sweep_build_fn build, void *ctx, int m, const xe_sweep_opts *o, int64_t b, int full,
+                 xe_sweep_cell *c, int *fits, int *probes, xe_err *err)
+{
+    xe_instance *in = NULL;
+    int rc = build(ctx, b, &in, err);
+    if (rc) return rc;
+    if (probes) ++*probes;
+    xe_sweep_opts po = *o;
+    po.planner = m == XE_SWEEP_PLANNER;
+    po.feasibility = !full;
+    xe_sweep_cell cells[XE_SWEEP_NMETHODS];
+    rc = xe_sweep_point(in, &po, cells, err);
+    xe_instance_free(in);
+    if (rc) return rc;
+    *c = cells[m];
+    *fits = c->status == XE_SWEEP_FOUND;
+    return XE_OK;
+}
+
+int xe_sweep_max_batch(xe_sweep_build_fn build, void *ctx, int m, const xe_sweep_opts *o, int64_t limit,
+                       int64_t *batch, xe_sweep_cell *cell, int *probes, xe_err *err)
+{
+    if (m < 0 || m >= XE_SWEEP_NMETHODS || limit < 1)
+        return xe_err_set(err, XE_EINVAL, "sweep: max batch: bad method %d or limit %lld", m, (long long)limit);
+    if (probes) *probes = 0;
+    *batch = 0;
+    cell_none(cell, XE_SWEEP_NONE);
+    if ((m == XE_SWEEP_CPU_ONLY ? o->cpu : m == XE_SWEEP_PLANNER ? 0 : o->gpu) < 0) {
+        cell->status = XE_SWEEP_NA;
+        return XE_OK;
+    }
+    xe_sweep_cell c, good;
+    int fits = 0, rc;
+    int64_t ok = 0, bad = 0; /* largest success, smallest failure (0: none yet) */
+    for (int64_t b = 1;; b = b * 2 > limit ? limit : b * 2) {
+        if ((rc = probe(build, ctx, m, o, b, 0, &c, &fits, probes, err))) return rc;
+        if (!fits) {
+            bad = b;
+            break;
+        }
+        ok = b;
+        good = c;
+        if (b == limit) break;
+    }
+    if (ok == 0) {
+        *cell = c;
+        return XE_OK;
+    }
+    while (bad && bad - ok > 1) {
+        int64_t mid = ok + (bad - ok) / 2;
+        if ((rc = probe(build, ctx, m, o, mid, 0, &c, &fits, probes, err))) return rc;
+        if (fits) {
+            ok = mid;
+            good = c;
+        } else {
+            bad = mid;
+        }
+    }
+    *batch = ok;
+    *cell = good;
+    if (m == XE_SWEEP_PLANNER) { /* the full planner for the cost at the batch found */
+        if ((rc = probe(build, ctx, m, o, ok, 1, &c, &fits, probes, err))) return rc;
+        if (fits) *cell = c;
+    }
+    return XE_OK;
+}
+
+int xe_sweep_batch_upper(xe_sweep_build_fn build, void *ctx, int64_t limit, int64_t *ub, int *probes, xe_err *err)
+{
+    if (limit < 1) return xe_err_set(err, XE_EINVAL, "sweep: max batch: bad limit %lld", (long long)limit);
+    if (probes) *probes = 0;
+    *ub = 0;
+    int64_t ok = 0, bad = 0;
+    for (int64_t b = 1;;) {
+        xe_instance *in = NULL;
+        int rc = build(ctx, b, &in, err);
+        if (rc) return rc;
+        if (probes) ++*probes;
+        int out = ruled_out(in);
+        xe_instance_free(in);
+        if (out) bad = b;
+        else ok = b;
+        if (bad && bad - ok <= 1) break;
+        if (!bad && ok == limit) break;
+        b = bad ? ok + (bad - ok) / 2 : (b * 2 > limit ? limit : b * 2);
+    }
+    *ub = ok;
+    return XE_OK;
+}

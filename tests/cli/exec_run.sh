@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The executor end to end on a small ONNX model and two CPU devices (1 and 2 threads):
+#   profile -> costs file -> solve reads it (round trip through the planner) -> simulate
+#   agrees -> run executes the plan: measured peak = the simulator's, the prediction is
+#   the plan's own total, gradients equal a keep-everything run -> a schedule whose
+#   stated budget is too small is refused by the pool (exit 3), nothing silently run.
+set -u
+xe=${1:?usage: exec_run.sh PATH_TO_XENGINE}
+root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+model=$root/tests/data/onnx/tiny_misc.onnx
+devs=$root/tests/data/cpu2_devices.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_WAIT_POLICY=passive
+fails=0
+check() { # check WHAT COND...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+
+"$xe" profile "$model" --devices "$devs" --runs 3 --warmup 1 -o "$tmp/costs.json" >"$tmp/profile.out" 2>&1
+check "profile exits 0" test $? -eq 0
+# every node of the 17-node training graph has a cost on both devices and a copy entry
+check "costs for all 17 nodes on both devices" test "$(grep -c '"cpu1": .*"cpu2": ' "$tmp/costs.json")" -eq 17
+check "copy entries both ways" grep -q '"cpu1->cpu2": .*"cpu2->cpu1": ' "$tmp/costs.json"
+
+"$xe" solve "$model" --devices "$devs" --costs "$tmp/costs.json" --budget 60% -q -o "$tmp/plan.json" >"$tmp/solve.out" 2>&1
+check "solve reads the profiled costs" test $? -eq 0
+"$xe" simulate "$model" "$tmp/plan.json" --devices "$devs" --costs "$tmp/costs.json" --budget 60% >"$tmp/sim.out" 2>&1
+check "simulate accepts the plan" test $? -eq 0
+
+"$xe" run "$model" "$tmp/plan.json" --devices "$devs" --costs "$tmp/costs.json" --check-grads >"$tmp/run.out" 2>"$tmp/run.err"
+check "run exits 0" test $? -eq 0
+check "run prints no warning" test ! -s "$tmp/run.err"
+check "gradient check passes" grep -q 'gradient check .*PASS' "$tmp/run.out"
+# measured peak (column 4) equals predicted peak (column 5) on both devices
+check "measured peak = simulated peak" test "$(awk '$1 ~ /^cpu[12]$/ && $4" "$5 == $6" "$7 {n++} END {print n+0}' "$tmp/run.out")" -eq 2
+# the run's prediction is the plan's own serial total (same costs file)
+plan_total=$(sed -n 's/.*"total_time_s": \([0-9.e+-]*\).*/\1/p' "$tmp/plan.json")
+run_total=$(sed -n 's/.*predicted \([0-9.]*\) s.*/\1/p' "$tmp/run.out")
+check "predicted total = plan total ($plan_total ~ $run_total)" \
+  awk -v a="$plan_total" -v b="$run_total" 'BEGIN {d = a - b; if (d < 0) d = -d; exit !(d < 1e-4 + 1e-3 * a)}'
+
+# the plan with cpu1's stated budget cut to 100 bytes: the pool refuses it
+sed '0,/"budget": [0-9]*/s//"budget": 100/' "$tmp/plan.json" >"$tmp/small.json"
+"$xe" run "$model" "$tmp/small.json" --devices "$devs" --costs "$tmp/costs.json" >"$tmp/small.out" 2>"$tmp/small.err"
+check "over-budget schedule exits 3" test $? -eq 3
+check "pool names device and budget" grep -q 'device cpu1: allocating .* over the budget of 100 B' "$tmp/small.err"
+
+"$xe" run "$model" >/dev/null 2>&1
+check "run without a schedule is a usage error" test $? -eq 1
+"$xe" profile "$model" --devices "$devs" >/dev/null 2>&1
+check "profile without -o is a usage error" test $? -eq 1
+
+if [ "$fails" -ne 0 ]; then
+  echo "--- run output"; cat "$tmp/run.out" "$tmp/run.err" "$tmp/small.err"
+  exit 1
+fi
+echo "all exec_run checks passed"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Output for scripts and people: `solve --json` / `simulate --json` print exactly one JSON
+# object on one line of stdout (values checked against hand-computed figures for
+# tests/data/tiny_graph.json), failures too (status and exit code); progress lines on
+# stderr appear only on a terminal or with --verbose, never with -q.
+set -u
+xe=${1:?usage: json_output.sh PATH_TO_XENGINE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+has() { if grep -qF -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in: $(cat "$3")"; fi; }
+one_line() { if [ "$(wc -l <"$2")" -eq 1 ] && head -c1 "$2" | grep -q '{' && tail -c2 "$2" | head -c1 | grep -q '}'; then ok "$1"; else bad "$1: not one object on one line: $(cat "$2")"; fi; }
+
+g=tests/data/tiny_graph.json
+# gpu+cpu preset, gpu budget 3000 B: every node on the gpu (2.5 + 0.5 + 1 + 0.75 + 5 =
+# 9.75 ms) and conv1 parked on the cpu and brought back (2 copies of 1000 B at 10 us +
+# 1000 / 16e9 s each): 9.770125 ms, optimal; gpu peak 3000 B = its budget.
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --json -o "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "solve --json: exit 0" || bad "solve --json: exit $rc"
+one_line "solve --json: one line" "$tmp/out"
+has "solve --json: status" '"status":"optimal","exit_code":0' "$tmp/out"
+has "solve --json: objective" '"objective_s":0.00977012499999' "$tmp/out"
+has "solve --json: gap 0" '"gap":0.0' "$tmp/out"
+has "solve --json: method" '"method":"milp"' "$tmp/out"
+has "solve --json: counts" '"events":14,"computes":5,"recomputes":0,"copies":2,"frees":7' "$tmp/out"
+has "solve --json: gpu" '{"name":"gpu","kind":"gpu","budget_bytes":3000,"peak_bytes":3000,"use":1.0,' "$tmp/out"
+# cpu budget: 4 x the no-recomputation peak 3008 B = 12032 B; conv1 (1000 B) parked there
+has "solve --json: cpu" '{"name":"cpu","kind":"cpu","budget_bytes":12032,"peak_bytes":1000,' "$tmp/out"
+[ -s "$tmp/s.json" ] && ok "solve --json: schedule written" || bad "solve --json: no schedule"
+[ ! -s "$tmp/err" ] && ok "solve --json: stderr quiet (not a terminal)" || bad "solve --json: stderr: $(cat "$tmp/err")"
+
+"$xe" simulate "$g" "$tmp/s.json" --devices gpu+cpu --budget 3000 --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "simulate --json: exit 0" || bad "simulate --json: exit $rc"
+one_line "simulate --json: one line" "$tmp/out"
+has "simulate --json: valid" '"command":"simulate","status":"valid","exit_code":0' "$tmp/out"
+has "simulate --json: total" '"total_time_s":0.00977012499999' "$tmp/out"
+
+# failures: the object still comes, with the status and code; the message on stderr
+"$xe" solve "$g" --devices gpu --budget 2999 --json -o "$tmp/x.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && ok "infeasible --json: exit 3" || bad "infeasible --json: exit $rc"
+one_line "infeasible --json: one line" "$tmp/out"
+has "infeasible --json: status" '"status":"infeasible","exit_code":3' "$tmp/out"
+[ "$(grep -c . "$tmp/err")" -eq 1 ] && ok "infeasible --json: one error line" || bad "infeasible: stderr $(cat "$tmp/err")"
+"$xe" simulate "$g" "$tmp/s.json" --devices gpu+cpu --budget 2000 --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && ok "invalid --json: exit 2" || bad "invalid --json: exit $rc"
+has "invalid --json: status" '"status":"invalid schedule","exit_code":2' "$tmp/out"
+"$xe" solve tests/data/bad/cycle.json --json -o "$tmp/x.json" >"$tmp/out" 2>/dev/null
+has "bad input --json" '"status":"bad input","exit_code":2' "$tmp/out"
+
+# progress: none when stderr is not a terminal, lines with --verbose, none with -q -v
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+[ "$(grep -c '^\[milp\]' "$tmp/err")" -eq 0 ] && ok "no progress off a terminal" || bad "progress off a terminal: $(cat "$tmp/err")"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --verbose -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+[ "$(grep -c '^\[milp\]' "$tmp/err")" -ge 1 ] && ok "--verbose: progress lines" || bad "--verbose: no progress"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --verbose -q -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ] && ok "-q wins over --verbose" || bad "-q: stderr $(cat "$tmp/err")"
+
+# on a terminal (a pty from script(1)): the progress line is rewritten in place
+if command -v script >/dev/null 2>&1; then
+  script -qec "\"$xe\" solve $g --devices gpu+cpu --budget 3000 -o \"$tmp/t.json\" >/dev/null" /dev/null >"$tmp/tty" 2>&1
+  if grep -q $'\r\\[milp\\]' "$tmp/tty" && grep -q $'\033\\[K' "$tmp/tty" && ! grep -q '^\[milp\]' "$tmp/tty"; then
+    ok "terminal: one updating progress line"
+  else
+    bad "terminal: $(cat -A "$tmp/tty" | head -5)"
+  fi
+else
+  echo "skip terminal check: script(1) is not installed"
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# ONNX models end to end: every fixture of tests/data/onnx is read, turned into its
+# training graph, costed by the roofline model, planned (small batch, short time limit)
+# on gpu+cpu at 50% of the GPU's no-recomputation peak, and the written schedule is
+# accepted by `xengine simulate` on the same model and options. Bad inputs (malformed,
+# truncated or unsupported ONNX, a bad devices line, a bad --batch) give one error line,
+# the documented exit code and no output file.
+set -u
+xe=${1:?usage: onnx_solve.sh PATH_TO_XENGINE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+d=tests/data/onnx
+
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     /' "$tmp/stdout" "$tmp/stderr" | tail -20; }
+
+# plan NAME MODEL "SOLVE OPTIONS" INSTANCE OPTIONS...: solve must exit 0 and write a
+# schedule that simulate accepts with the same instance options
+plan() {
+  local name=$1 model=$2 solve_opts=$3
+  shift 3
+  rm -f "$tmp/out.json"
+  # shellcheck disable=SC2086
+  "$xe" solve "$model" "$@" $solve_opts -q -o "$tmp/out.json" >"$tmp/stdout" 2>"$tmp/stderr"
+  local rc=$?
+  if [ "$rc" -ne 0 ] || [ ! -s "$tmp/out.json" ] || ! grep -q '"validated_by": "xengine simulator"' "$tmp/out.json"; then
+    bad "$name: solve exit $rc"
+    return
+  fi
+  # the node count printed is 2 x forward ops + 1 for a training graph
+  local n
+  n=$(sed -n 's/.*: \([0-9]*\) nodes,.*/\1/p' "$tmp/stdout")
+  "$xe" simulate "$model" "$tmp/out.json" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  rc=$?
+  if [ "$rc" -ne 0 ] || ! grep -q '^total:' "$tmp/stdout"; then
+    bad "$name: simulate exit $rc"
+    return
+  fi
+  ok "$name: $n nodes, $(grep '^total:' "$tmp/stdout")"
+}
+
+for m in resnet18 resnet50 vgg16 mobilenet_v2 googlenet; do
+  plan "$m" "$d/$m.onnx" "--time-limit 2" --batch 2 --devices gpu+cpu --budget 50%
+done
+# inference keeps no activation for later, so its peak is one node's footprint: 100%
+plan resnet18-inference "$d/resnet18.onnx" --heuristic-only --batch 2 --inference --devices gpu --budget 100%
+printf 'gpu0;GPU;0;2;60%%\n# the host\nhost;CPU;0;1;8GiB\n' >"$tmp/devices.txt"
+plan resnet18-device-lines "$d/resnet18.onnx" --heuristic-only --batch 2 --devices "$tmp/devices.txt"
+
+# node counts by hand: resnet18 has 68 operators that are not views (20 Conv, 20
+# BatchNormalization, 17 Relu, 1 MaxPool, 8 Add, 1 GlobalAveragePool, 1 Gemm; Flatten
+# folds): 68 forward + loss + 68 backward = 137; inference: 68 nodes and 75 edges (every
+# operator but conv1 reads one activation, each Add a second one: 67 + 8)
+"$xe" solve "$d/resnet18.onnx" --batch 2 --heuristic-only -o "$tmp/out.json" >"$tmp/stdout" 2>"$tmp/stderr"
+if grep -q ': 137 nodes, ' "$tmp/stdout"; then ok "resnet18 training graph has 137 nodes"; else bad "resnet18 node count"; fi
+"$xe" solve "$d/resnet18.onnx" --batch 2 --inference --heuristic-only -o "$tmp/out.json" >"$tmp/stdout" 2>"$tmp/stderr"
+if grep -q ': 68 nodes, 75 edges' "$tmp/stdout"; then ok "resnet18 inference graph has 68 nodes, 75 edges"; else bad "resnet18 inference count"; fi
+rm -f "$tmp/out.json"
+
+# export-graph: the exported graph with its exported costs plans exactly like the model
+"$xe" export-graph "$d/vgg16.onnx" --batch 2 -o "$tmp/g.json" --costs-out "$tmp/c.json" >"$tmp/stdout" 2>"$tmp/stderr"
+if grep -q 'wrote .*g.json (79 nodes, 120 edges) and .*c.json (2 devices)' "$tmp/stdout"; then
+  a=$("$xe" solve "$d/vgg16.onnx" --batch 2 --budget 50% --heuristic-only -o "$tmp/s1.json" | grep '^total:')
+  b=$("$xe" solve "$tmp/g.json" --costs "$tmp/c.json" --budget 50% --heuristic-only -o "$tmp/s2.json" | grep '^total:')
+  if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "export-graph round trip: $b"; else bad "export-graph round trip: '$a' vs '$b'"; fi
+else
+  bad "export-graph"
+fi
+rm -f "$tmp"/s1.json "$tmp"/s2.json
+
+# expect NAME CODE PATTERN -- ARGS...: one stderr line matching PATTERN, exit CODE, no output
+expect() {
+  local name=$1 code=$2 pattern=$3
+  shift 4
+  "$xe" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  local rc=$?
+  local lines leftovers
+  lines=$(grep -c . "$tmp/stderr")
+  leftovers=$(find "$tmp" -name 'out.json*' | wc -l)
+  if [ "$rc" -eq "$code" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$tmp/stderr" && [ "$leftovers" -eq 0 ]; then
+    ok "$name: $(cat "$tmp/stderr")"
+  else
+    fails=$((fails + 1))
+    echo "FAIL $name: exit $rc (want $code), $lines stderr lines, $leftovers output files, want /$pattern/:"
+    sed 's/^/     /' "$tmp/stderr"
+  fi
+}
+
+head -c 3000 "$d/resnet18.onnx" >"$tmp/truncated.onnx"
+printf '\x08\x07garbage that is no protobuf at all \xff\xff\xff\xff' >"$tmp/garbage.onnx"
+: >"$tmp/empty.onnx"
+expect truncated 2 "$tmp/truncated.onnx" -- solve "$tmp/truncated.onnx" -o "$tmp/out.json"
+expect garbage 2 "$tmp/garbage.onnx" -- solve "$tmp/garbage.onnx" -o "$tmp/out.json"
+expect empty 2 "$tmp/empty.onnx" -- solve "$tmp/empty.onnx" -o "$tmp/out.json"
+expect unsupported 2 'unsupported operator "Cos"' -- solve "$d/bad_unsupported.onnx" -o "$tmp/out.json"
+printf 'gpu0;GPU;0;2;60%%\nhost;CPU;0\n' >"$tmp/bad_line.txt"
+expect bad-device-line 2 "$tmp/bad_line.txt: line 2: 3 fields" -- solve "$d/resnet18.onnx" --batch 2 --devices "$tmp/bad_line.txt" -o "$tmp/out.json"
+printf 'gpu0;XPU;0;2;60%%\n' >"$tmp/bad_type.txt"
+expect bad-device-type 2 "$tmp/bad_type.txt: line 1: type 'XPU'" -- solve "$d/resnet18.onnx" --devices "$tmp/bad_type.txt" -o "$tmp/out.json"
+expect batch-zero 2 "batch: '0' is not a whole number" -- solve "$d/resnet18.onnx" --batch 0 -o "$tmp/out.json"
+expect batch-json 1 "apply to ONNX models only" -- solve tests/data/tiny_graph.json --batch 4 -o "$tmp/out.json"
+expect batch-missing 1 "batch needs a value" -- solve "$d/resnet18.onnx" -o "$tmp/out.json" --batch
+# a GPU budget below the largest node's footprint is proven infeasible
+expect infeasible 3 "infeasible.*every schedule needs at least" -- solve "$d/vgg16.onnx" --batch 2 --devices gpu --budget 1MB -o "$tmp/out.json"
+
+echo "onnx_solve: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# `xengine sweep`: cost against GPU budget and the largest batch per method.
+#
+# tests/data/tiny_graph.json (gpu+cpu preset: GPU speed 1, CPU 0.125, costs in ms, copies
+# 10 us + mem / 16e9 B/s) is small enough to work out by hand:
+#   nodes conv1 1000 B 2.5 ms, relu1 1000 B 0.5, loss 8 B 1, relu1_grad 1000 B 0.75,
+#   conv1_grad 1000 B 5; edges conv1->relu1->loss->relu1_grad->conv1_grad, relu1->relu1_grad,
+#   conv1->conv1_grad.
+#   no-recomputation peak: at relu1_grad, conv1 + relu1 + loss + relu1_grad = 3008 B (100%).
+#   every node once on the GPU: 9.75 ms; on the CPU: 9.75 / 0.125 = 78 ms (its budget is
+#   4 x 3008 B, enough for all of it at every GPU budget).
+#   checkpoint-all needs the peak, 3008 B: feasible at 100% only.
+#   one device needs at least conv1_grad with its inputs, 3000 B: GPU-only is infeasible
+#   from 90% (2707 B) down.
+#   at 99.9% (3004 B) the GPU cannot hold conv1, relu1, loss and relu1_grad together:
+#   GPU-only recomputes conv1 (9.75 + 2.5 = 12.25 ms); the cheapest plan copies conv1 to
+#   the CPU and back instead: 9.75 ms + 2 x (10 us + 1000 / 16e9 s) = 9.770125 ms.
+# An ONNX fixture (vgg16, no batch norm: every activation scales with the batch, so the
+# no-recomputation peak at batch 4 is exactly half of batch 8's) checks the properties
+# theory gives and the largest batch of checkpoint-all.
+set -u
+xe=${1:?usage: sweep.sh PATH_TO_XENGINE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
+# near NAME GOT WANT: equal to 1e-9 relative
+near() {
+  if awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(a != "" && d <= 1e-9 * (m > 1 ? m : 1)) }'; then
+    ok "$1"
+  else
+    bad "$1: got '$2', want '$3'"
+  fi
+}
+# field CSV ROW COLUMN_NAME: the value in data row ROW (1-based) of the column so named
+field() { awk -F, -v r="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } NR == r + 1 { print $k }' "$1"; }
+g=tests/data/tiny_graph.json
+v=tests/data/onnx/vgg16.onnx
+have_gnuplot=1
+command -v gnuplot >/dev/null 2>&1 || have_gnuplot=0
+
+# ---- tiny graph: the default sweep, 100% to 40% in steps of 10% -----------------------
+plot_opt=()
+[ $have_gnuplot = 1 ] && plot_opt=(--plot "$tmp/tiny.png")
+"$xe" sweep "$g" --time-limit 1 --csv "$tmp/tiny.csv" "${plot_opt[@]}" >"$tmp/out" 2>"$tmp/err"
+check "tiny: exit code" "$?" 0
+check "tiny: stderr empty" "$(cat "$tmp/err")" ""
+check "tiny: 7 table rows" "$(grep -cE '^ +[0-9.]+% ' "$tmp/out")" 7
+check "tiny: rows 100% .. 40%" "$(grep -E '^ +[0-9.]+% ' "$tmp/out" | awk '{print $1}' | tr '\n' ' ')" "100% 90% 80% 70% 60% 50% 40% "
+c=$tmp/tiny.csv
+check "tiny csv: 8 lines" "$(wc -l <"$c")" 8
+check "tiny csv: 10 columns on every line" "$(awk -F, '{print NF}' "$c" | sort -u)" 10
+check "tiny csv: header" "$(head -1 "$c")" \
+  "budget_pct,budget_bytes,planner_s,planner_bound_s,planner_gap,planner_from,gpu_only_s,cpu_only_s,checkpoint_all_s,chen_sqrt_s"
+check "tiny csv: budgets in bytes (floor of pct x 3008)" "$(cut -d, -f2 "$c" | tail -n +2 | tr '\n' ' ')" \
+  "3008 2707 2406 2105 1804 1504 1203 "
+near "tiny 100%: planner = 9.75 ms" "$(field "$c" 1 planner_s)" 0.00975
+near "tiny 100%: gpu-only = 9.75 ms" "$(field "$c" 1 gpu_only_s)" 0.00975
+near "tiny 100%: checkpoint-all = 9.75 ms" "$(field "$c" 1 checkpoint_all_s)" 0.00975
+for r in 1 2 3 4 5 6 7; do
+  near "tiny row $r: cpu-only = 78 ms" "$(field "$c" $r cpu_only_s)" 0.078
+done
+for r in 2 3 4 5 6 7; do
+  check "tiny row $r: checkpoint-all infeasible below 100%" "$(field "$c" $r checkpoint_all_s)" infeasible
+  check "tiny row $r: gpu-only infeasible below 3000 B" "$(field "$c" $r gpu_only_s)" infeasible
+done
+# properties: planner cost non-increasing as the budget grows (rows go down in budget),
+# bound <= cost, planner <= every baseline that found a schedule
+mono() {
+  awk -F, 'NR > 1 { if ($3 !~ /^[0-9.e+-]+$/) next; if (prev != "" && $3 + 0 < prev - 1e-12) bad = bad " " $1 "%"; prev = $3 + 0 }
+           END { print bad == "" ? "ok" : "rises at" bad }' "$1"
+}
+below() {
+  awk -F, 'NR > 1 { p = $3 + 0; if ($4 != "" && $4 > p * (1 + 1e-9)) bad = bad " bound@" $1;
+                    for (i = 7; i <= 10; i++) if ($i ~ /^[0-9.e+-]+$/ && p > $i * (1 + 1e-9)) bad = bad " " $1 "%:col" i }
+           END { print bad == "" ? "ok" : "violated at" bad }' "$1"
+}
+check "tiny: planner non-increasing as the budget grows" "$(mono "$c")" ok
+check "tiny: bound <= planner <= every baseline" "$(below "$c")" ok
+check "tiny: every planner cell has a schedule" "$(cut -d, -f3 "$c" | tail -n +2 | grep -vcE '^[0-9.e+-]+$')" 0
+if [ $have_gnuplot = 1 ]; then
+  if [ "$(head -c 8 "$tmp/tiny.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then ok "tiny: plot is a PNG"; else bad "tiny: plot missing or not a PNG"; fi
+  check "tiny: no temporary files left" "$(find "$tmp" -name '*.tmp*' | wc -l)" 0
+fi
+
+# ---- tiny graph at 99.9% (3004 B): copies beat recomputation ---------------------------
+"$xe" sweep "$g" --from 99.9% --to 99.9% --time-limit 2 --csv "$tmp/t999.csv" >"$tmp/out" 2>"$tmp/err"
+check "99.9%: exit code" "$?" 0
+check "99.9%: one row" "$(wc -l <"$tmp/t999.csv")" 2
+check "99.9%: budget 3004 B" "$(field "$tmp/t999.csv" 1 budget_bytes)" 3004
+near "99.9%: planner copies conv1 out and back: 9.770125 ms" "$(field "$tmp/t999.csv" 1 planner_s)" 0.009770125
+near "99.9%: gpu-only recomputes conv1: 12.25 ms" "$(field "$tmp/t999.csv" 1 gpu_only_s)" 0.01225
+check "99.9%: checkpoint-all infeasible" "$(field "$tmp/t999.csv" 1 checkpoint_all_s)" infeasible
+
+# ---- --json: one line, one point per budget --------------------------------------------
+"$xe" sweep "$g" --from 100% --to 80% --step 10% --time-limit 0 --json >"$tmp/out" 2>"$tmp/err"
+check "json: exit code" "$?" 0
+check "json: one line" "$(wc -l <"$tmp/out")" 1
+check "json: three points" "$(grep -o '"budget_pct"' "$tmp/out" | wc -l)" 3
+check "json: peak" "$(grep -o '"peak_bytes": [0-9]*' "$tmp/out" | head -1)" '"peak_bytes": 3008'
+
+# ---- ONNX: vgg16 at batch 4 -------------------------------------------------------------
+"$xe" sweep "$v" --batch 4 --from 100% --to 60% --step 20% --time-limit 0.3 --csv "$tmp/v.csv" >"$tmp/out" 2>"$tmp/err"
+check "vgg16: exit code" "$?" 0
+check "vgg16: 3 table rows" "$(grep -cE '^ +[0-9.]+% ' "$tmp/out")" 3
+check "vgg16 csv: 4 lines" "$(wc -l <"$tmp/v.csv")" 4
+check "vgg16 csv: 10 columns" "$(awk -F, '{print NF}' "$tmp/v.csv" | sort -u)" 10
+check "vgg16: planner non-increasing as the budget grows" "$(mono "$tmp/v.csv")" ok
+check "vgg16: bound <= planner <= every baseline" "$(below "$tmp/v.csv")" ok
+# checkpoint-all's peak is the no-recomputation peak: feasible at 100% only; the CPU's
+# budget does not move, so CPU-only costs the same everywhere
+check "vgg16: checkpoint-all at 100% is a cost" "$(field "$tmp/v.csv" 1 checkpoint_all_s | grep -cE '^[0-9.e+-]+$')" 1
+check "vgg16: checkpoint-all infeasible at 80%, 60%" "$(field "$tmp/v.csv" 2 checkpoint_all_s) $(field "$tmp/v.csv" 3 checkpoint_all_s)" "infeasible infeasible"
+check "vgg16: cpu-only constant" "$(cut -d, -f8 "$tmp/v.csv" | tail -n +2 | sort -u | wc -l)" 1
+near "vgg16: checkpoint-all at 100% = gpu-only = planner" "$(field "$tmp/v.csv" 1 gpu_only_s)" "$(field "$tmp/v.csv" 1 checkpoint_all_s)"
+
+# ---- --max-batch on vgg16 -----------------------------------------------------------------
+mb() { awk -v m="$2" '$1 == m { sub(/\+$/, "", $2); print $2 }' "$1"; }
+"$xe" sweep "$v" --batch 8 --max-batch --budget 50% --time-limit 0.3 --batch-limit 64 --csv "$tmp/mb.csv" >"$tmp/out" 2>"$tmp/err"
+check "max-batch: exit code" "$?" 0
+check "max-batch: 5 method rows" "$(grep -cE '^(planner|gpu-only|cpu-only|checkpoint-all|chen-sqrt) ' "$tmp/out")" 5
+check "max-batch csv: 6 lines" "$(wc -l <"$tmp/mb.csv")" 6
+# 50% of the peak at batch 8 is exactly the peak at batch 4
+check "max-batch 50%: checkpoint-all fits batch 4" "$(mb "$tmp/out" checkpoint-all)" 4
+ck=$(mb "$tmp/out" checkpoint-all) pl=$(mb "$tmp/out" planner) go=$(mb "$tmp/out" gpu-only) co=$(mb "$tmp/out" cpu-only)
+check "max-batch: checkpoint-all <= gpu-only <= planner" "$([ "$ck" -le "$go" ] && [ "$go" -le "$pl" ] && echo yes)" yes
+check "max-batch: cpu-only <= planner" "$([ "$co" -le "$pl" ] && echo yes)" yes
+# the CPU keeps 4 x the peak at batch 8 = the peak at batch 32: CPU-only fits batch 32
+check "max-batch: cpu-only fits at least batch 32" "$([ "$co" -ge 32 ] && echo yes)" yes
+ubl=$(sed -n 's/^upper bound: no schedule exists above batch \([0-9]*\) .*/\1/p' "$tmp/out")
+check "max-batch: upper bound line" "$([ -n "$ubl" ] && [ "$pl" -le "$ubl" ] && echo yes)" yes
+"$xe" sweep "$v" --batch 8 --max-batch --time-limit 0 --batch-limit 64 >"$tmp/out" 2>"$tmp/err"
+check "max-batch 100%: checkpoint-all fits exactly the file's batch 8" "$(mb "$tmp/out" checkpoint-all)" 8
+
+# ---- errors: one line, exit code, no CSV ------------------------------------------------
+err() { # NAME WANT_RC ARGS...
+  local name=$1 want=$2
+  shift 2
+  rm -f "$tmp/e.csv"
+  "$xe" sweep "$@" --csv "$tmp/e.csv" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  check "$name: exit code" "$rc" "$want"
+  check "$name: one error line" "$(wc -l <"$tmp/err")" 1
+  check "$name: no CSV" "$([ -e "$tmp/e.csv" ] && echo exists || echo none)" none
+}
+err "bad fraction" 1 "$g" --from abc
+err "zero step" 1 "$g" --step 0%
+err "negative time limit" 1 "$g" --time-limit -1
+err "missing model" 2 "$tmp/nope.onnx"
+err "max-batch on a JSON graph" 1 "$g" --max-batch
+grep -q "needs an ONNX model" "$tmp/err" && ok "max-batch on JSON: says it needs ONNX" || bad "max-batch on JSON: message: $(cat "$tmp/err")"
+err "plot extension" 1 "$g" --plot "$tmp/x.pdf"
+err "bad onnx" 2 tests/data/onnx/bad_unsupported.onnx
+err "unknown option" 1 "$g" --frobnicate
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

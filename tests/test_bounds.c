@@ -1,0 +1,191 @@
+/* Lower bounds and the minimum feasible budget (docs/lns.md "Bounds", docs/heuristic.md
+ * "Minimum budget"): hand-computed cases, the counterexample showing that the largest
+ * footprint is not always a feasible budget, and on random tiny instances: the
+ * cheapest-device bound never exceeds the exact optimum over all event lists, the LP
+ * relaxation never exceeds the exact stage-class optimum (both by brute force). */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brute/brute.h"
+#include "support/randinst.h"
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+
+/* Instance from arrays; edges as pairs terminated by -1; device d runs v at
+ * cost[v] * (1 + 7 d); every copy 0.5 s. */
+static xe_instance *make(int n, const int64_t *mem, const double *cost, const int *edges, int ndev)
+{
+    xe_err err;
+    xe_graph *g = xe_graph_new("t");
+    assert_non_null(g);
+    for (int v = 0; v < n; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "n%d", v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, cost[v], &err), v);
+    }
+    for (int e = 0; edges[e] >= 0; e += 2) assert_int_equal(xe_graph_add_edge(g, edges[e], edges[e + 1], &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, ndev);
+    assert_non_null(in);
+    for (int v = 0; v < n; v++)
+        for (int d = 0; d < ndev; d++) {
+            in->cost[v * ndev + d] = cost[v] * (1 + 7 * d);
+            for (int e = 0; e < ndev; e++) in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.5;
+        }
+    return in;
+}
+
+static void assert_valid(const xe_instance *in, const xe_stages *st)
+{
+    xe_err err = {{0}};
+    assert_int_equal(xe_stages_check(in, st, &err), XE_OK);
+    xe_schedule s;
+    xe_schedule_init(&s);
+    assert_int_equal(xe_stages_to_schedule(in, st, &s, &err), XE_OK);
+    xe_sim_result sr;
+    assert_int_equal(xe_sim_run(in, &s, &sr, &err), XE_OK);
+    assert_true(fabs(sr.total_time - xe_stages_cost(in, st)) <= 1e-9 * fmax(1.0, sr.total_time));
+    xe_schedule_clear(&s);
+}
+
+/* v reads a and b; a reads x1, x2; b reads y1, y2; all 10 bytes except v (1 byte).
+ * Largest footprint: a or b with its inputs, 30 bytes. But whichever of a, b is computed
+ * second is computed while the other is resident (v needs both), so every schedule
+ * needs 10 + 30 = 40 bytes: at 39 none exists, at 40 the plain order fits (cost 7). */
+static void test_min_budget_counterexample(void **state)
+{
+    (void)state;
+    int64_t mem[7] = {10, 10, 10, 10, 10, 10, 1};
+    double cost[7] = {1, 1, 1, 1, 1, 1, 1};
+    int edges[] = {0, 2, 1, 2, 3, 5, 4, 5, 2, 6, 5, 6, -1};
+    xe_instance *in = make(7, mem, cost, edges, 1);
+    xe_err err;
+    assert_int_equal(xe_instance_min_footprint(in->g), 30);
+    double c;
+    in->dev[0].budget = 39;
+    assert_int_equal(xe_bf_event_solve(in, &c, NULL, &err), XE_EINFEASIBLE);
+    assert_int_equal(xe_bf_stage_solve(in, &c, NULL, &err), XE_EINFEASIBLE);
+    xe_stages st;
+    assert_int_equal(xe_heur_best(in, &st, NULL, &err), XE_EINFEASIBLE);
+    in->dev[0].budget = 40;
+    assert_int_equal(xe_bf_event_solve(in, &c, NULL, &err), XE_OK);
+    assert_true(fabs(c - 7) < 1e-9);
+    assert_int_equal(xe_bf_stage_solve(in, &c, NULL, &err), XE_OK);
+    assert_true(fabs(c - 7) < 1e-9);
+    assert_int_equal(xe_heur_best(in, &st, NULL, &err), XE_OK);
+    assert_valid(in, &st);
+    assert_true(fabs(xe_stages_cost(in, &st) - 7) < 1e-9);
+    xe_stages_clear(&st);
+    int64_t lo, up;
+    in->dev[0].budget = 1000;
+    assert_int_equal(xe_min_budget(in, 0, &lo, &up, &err), XE_OK);
+    assert_int_equal(lo, 30);
+    assert_int_equal(up, 40);
+    xe_instance_free(in);
+}
+
+/* Chain 0 -> 1 -> 2, 4 bytes each, costs 1, 2, 3 on device 0 and 8, 16, 24 on device 1,
+ * budgets 8 and 8; device 1 cannot run node 1, device 0 cannot run node 2. Bound: 1 + 2
+ * + 24 + one copy of node 1 to device 1 (0.5) = 27.5, which the best event list attains.
+ * With device 1's budget at 7, node 2 (footprint 8) fits nowhere: bound infinite. */
+static void test_cheapest_bound_hand(void **state)
+{
+    (void)state;
+    int64_t mem[3] = {4, 4, 4};
+    double cost[3] = {1, 2, 3};
+    int edges[] = {0, 1, 1, 2, -1};
+    xe_instance *in = make(3, mem, cost, edges, 2);
+    in->cost[1 * 2 + 1] = XE_NO_COST;
+    in->cost[2 * 2 + 0] = XE_NO_COST;
+    in->dev[0].budget = 8;
+    in->dev[1].budget = 8;
+    assert_true(fabs(xe_bound_cheapest(in) - 27.5) < 1e-12);
+    double c;
+    xe_err err;
+    assert_int_equal(xe_bf_event_solve(in, &c, NULL, &err), XE_OK);
+    assert_true(fabs(c - 27.5) < 1e-9);
+    in->dev[1].budget = 7;
+    assert_true(isinf(xe_bound_cheapest(in)));
+    xe_instance_free(in);
+}
+
+/* Recompute-all on the chain 0 -> 1 -> 2 -> 3 (1 byte, 1 s each): stage t computes 0..t,
+ * cost 1 + 2 + 3 + 4 = 10; at most a node and its input are resident: peak 2. */
+static void test_recompute_all_chain(void **state)
+{
+    (void)state;
+    int64_t mem[4] = {1, 1, 1, 1};
+    double cost[4] = {1, 1, 1, 1};
+    int edges[] = {0, 1, 1, 2, 2, 3, -1};
+    xe_instance *in = make(4, mem, cost, edges, 1);
+    in->dev[0].budget = 2;
+    xe_stages st;
+    xe_err err;
+    int64_t peak;
+    assert_int_equal(xe_heur_recompute_all(in, 0, &st, &peak, &err), XE_OK);
+    assert_int_equal(peak, 2);
+    assert_true(fabs(xe_stages_cost(in, &st) - 10) < 1e-12);
+    assert_valid(in, &st);
+    xe_stages_clear(&st);
+    in->dev[0].budget = 1;
+    assert_int_equal(xe_heur_recompute_all(in, 0, &st, &peak, &err), XE_EINFEASIBLE);
+    assert_int_equal(peak, 2);
+    xe_instance_free(in);
+}
+
+/* Random tiny instances (1-2 devices, with and without copy costs): cheapest-device
+ * bound <= event-list optimum; LP relaxation <= stage optimum; the LP says infeasible
+ * only where the stage brute force does. */
+static void test_bounds_random(void **state)
+{
+    (void)state;
+    int compared = 0;
+    double r_cheap = 0, r_lp = 0;
+    for (uint64_t seed = 1; seed <= 80; seed++) {
+        int ndev = 1 + (int)(seed % 2), n = 3 + (int)(seed % 4);
+        xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 3 == 0));
+        assert_non_null(in);
+        xe_err err;
+        double ev, stg, lp;
+        int erc = xe_bf_event_solve(in, &ev, NULL, &err);
+        int src = xe_bf_stage_solve(in, &stg, NULL, &err);
+        assert_true(erc == XE_OK || erc == XE_EINFEASIBLE);
+        assert_true(src == XE_OK || src == XE_EINFEASIBLE);
+        double cb = xe_bound_cheapest(in);
+        int lp_inf;
+        assert_int_equal(xe_bound_lp(in, 20, 0, &lp, &lp_inf, &err), XE_OK);
+        if (lp_inf) assert_int_equal(src, XE_EINFEASIBLE);
+        if (erc == XE_OK) assert_true(cb <= ev + 1e-9);
+        if (src == XE_OK) {
+            assert_false(lp_inf);
+            assert_true(isfinite(lp));
+            assert_true(lp <= stg + 1e-6 * fmax(1.0, stg));
+            r_cheap += cb / stg;
+            r_lp += lp / stg;
+            compared++;
+        }
+        xe_instance_free(in);
+    }
+    assert_true(compared > 40);
+    print_message("bounds on %d tiny instances: cheapest-device bound / stage optimum %.3f, LP / stage optimum %.3f "
+                  "(means)\n", compared, r_cheap / compared, r_lp / compared);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_min_budget_counterexample),
+        cmocka_unit_test(test_cheapest_bound_hand),
+        cmocka_unit_test(test_recompute_all_chain),
+        cmocka_unit_test(test_bounds_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,491 @@
+/* The exact chain DP (src/solvers/chain_dp.c, docs/chain-dp.md):
+ *   - chain recognition (Checkmate's shape, the loss-only first gradient, plain paths;
+ *     skip edges and double reads refused with XE_EUNSUPPORTED);
+ *   - hand-computed optima (the tight chain of test_milp.c);
+ *   - against the event-list brute force (every valid event list of PROBLEM.md) on
+ *     seeded random small chains: the DP's schedule replays in the simulator at the DP's
+ *     cost, and that cost equals the brute-force optimum;
+ *   - a chain whose event optimum lies outside the DP's class (documented limitation);
+ *   - parking checkpoints on a second device: a hand-computed case, and against the event
+ *     brute force and the single-device DP on seeded two-device chains;
+ *   - against the MILP (stage class) on chains of 1..12 forward nodes: DP <= MILP
+ *     optimum, and how often DP < MILP is printed;
+ *   - every DP result's cost equals the simulator's total_time and fits the budget. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "brute/brute.h"
+#include "xengine/baselines.h"
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
+
+/* A graph on n nodes: path 0..L, then backward node k reads k-1 and fr[k-L-1] (-1: none).
+ * mem and cost given per node (cost on every device, times (1 + d)), copies 1 s. */
+static xe_instance *make_chain(int L, int nb, const int *fr, const int64_t *mem, const double *cost, int ndev)
+{
+    xe_err err;
+    int n = L + 1 + nb;
+    xe_graph *g = xe_graph_new("chain");
+    assert_non_null(g);
+    for (int v = 0; v < n; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "%c%d", v <= L ? 'x' : 'y', v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, v > L, mem[v], 0, cost[v], &err), v);
+    }
+    for (int v = 1; v < n; v++) assert_int_equal(xe_graph_add_edge(g, v - 1, v, &err), XE_OK);
+    for (int k = 0; k < nb; k++)
+        if (fr[k] >= 0) assert_int_equal(xe_graph_add_edge(g, fr[k], L + 1 + k, &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, ndev);
+    assert_non_null(in);
+    for (int v = 0; v < n; v++)
+        for (int d = 0; d < ndev; d++) {
+            in->cost[v * ndev + d] = cost[v] * (1 + d);
+            for (int e = 0; e < ndev; e++) in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 1.0;
+        }
+    for (int d = 0; d < ndev; d++) {
+        snprintf(in->dev[d].name, sizeof in->dev[d].name, "dev%d", d);
+        in->dev[d].budget = xe_graph_total_mem(g);
+    }
+    return in;
+}
+
+/* Checkmate's linear training graph with L+1 forward nodes (x_L the loss): backward node
+ * L+j reads L+j-1 and L-j, j = 1..L. Random mem in [1, 10] and cost in [1, 10]. */
+static xe_instance *checkmate_chain(uint64_t seed, int L, int ndev)
+{
+    uint64_t s = seed;
+    int n = 2 * L + 1;
+    int64_t mem[64];
+    double cost[64];
+    int fr[32];
+    for (int v = 0; v < n; v++) {
+        mem[v] = 1 + (int64_t)(rnd(&s) % 10);
+        cost[v] = 1 + (double)(rnd(&s) % 10);
+    }
+    for (int j = 1; j <= L; j++) fr[j - 1] = L - j;
+    return make_chain(L, L, fr, mem, cost, ndev);
+}
+
+/* A random chain-shaped graph: path 0..L, nb backward nodes whose reads are a random
+ * non-increasing sequence with some -1 (no read); after a -1 the next read is of a lower
+ * node (a node read again across a gap is not a chain: test_detect). */
+static xe_instance *random_chain(uint64_t seed, int L, int nb, int ndev)
+{
+    uint64_t s = seed;
+    int n = L + 1 + nb;
+    int64_t mem[64];
+    double cost[64];
+    int fr[32];
+    for (int v = 0; v < n; v++) {
+        mem[v] = 1 + (int64_t)(rnd(&s) % 10);
+        cost[v] = 1 + (double)(rnd(&s) % 10);
+    }
+    int cur = L, gap = 1; /* node L+1 reads x_L as its predecessor: a gap for x_L */
+    for (int k = 0; k < nb; k++) {
+        int step = (int)(rnd(&s) % 2) || gap;
+        if (rnd(&s) % 4 == 0 || cur - step < 0) {
+            fr[k] = -1;
+            gap = 1;
+        } else {
+            cur -= step;
+            fr[k] = cur;
+            gap = 0;
+        }
+    }
+    return make_chain(L, nb, fr, mem, cost, ndev);
+}
+
+/* Runs the DP on device d; on XE_OK checks the replay (valid, within budget, cost). */
+static int dp_checked(const xe_instance *in, int d, double *cost)
+{
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_err err = {{0}};
+    int rc = xe_chain_dp(in, d, &s, cost, &err);
+    if (rc == XE_OK) {
+        xe_sim_result res;
+        if (xe_sim_run(in, &s, &res, &err) != XE_OK) {
+            print_error("DP schedule rejected: %s\n", err.msg);
+            fail();
+        }
+        assert_true(close_to(res.total_time, *cost));
+        assert_true(res.dev[d].peak <= in->dev[d].budget);
+        for (int e = 0; e < in->ndev; e++)
+            if (e != d) assert_int_equal(res.dev[e].computes, 0);
+    } else if (rc != XE_EINFEASIBLE) {
+        print_error("chain dp: %s\n", err.msg);
+        fail();
+    }
+    xe_schedule_clear(&s);
+    return rc;
+}
+
+static void test_detect(void **state)
+{
+    (void)state;
+    xe_chain ch;
+    xe_err err;
+    xe_instance *a = checkmate_chain(1, 4, 1);
+    assert_int_equal(xe_chain_detect(a->g, &ch, &err), XE_OK);
+    assert_int_equal(ch.L, 4);
+    assert_int_equal(ch.nb, 4);
+    for (int j = 0; j < 4; j++) assert_int_equal(ch.fread[j], 3 - j);
+    xe_chain_clear(&ch);
+    xe_instance_free(a);
+
+    /* the loss-only first gradient (tests/test_heuristic.c's train_chain): node 4 reads
+     * only node 3, so it joins the path (L = 4) and node 5 reads 4 and 2 */
+    const int64_t mem[] = {1, 1, 1, 1, 1, 1, 1, 1};
+    const double cost[] = {1, 1, 1, 1, 1, 1, 1, 1};
+    const int fr1[] = {2, 1, 0};
+    xe_instance *b = make_chain(4, 3, fr1, mem, cost, 1);
+    assert_int_equal(xe_chain_detect(b->g, &ch, &err), XE_OK);
+    assert_int_equal(ch.L, 4);
+    assert_int_equal(ch.nb, 3);
+    xe_chain_clear(&ch);
+    xe_instance_free(b);
+
+    /* a plain path */
+    xe_instance *c = make_chain(5, 0, NULL, mem, cost, 1);
+    assert_int_equal(xe_chain_detect(c->g, &ch, &err), XE_OK);
+    assert_int_equal(ch.L, 5);
+    assert_int_equal(ch.nb, 0);
+    xe_chain_clear(&ch);
+    xe_instance_free(c);
+
+    /* reads going forward again: 5 reads 1, 6 reads 2 */
+    const int fr2[] = {1, 2};
+    xe_instance *d = make_chain(4, 2, fr2, mem, cost, 1);
+    assert_int_equal(xe_chain_detect(d->g, &ch, &err), XE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "y6"));
+    double dc;
+    xe_schedule s;
+    xe_schedule_init(&s);
+    assert_int_equal(xe_chain_dp(d, 0, &s, &dc, &err), XE_EUNSUPPORTED);
+    assert_int_equal(xe_baseline_run(d, "chain-dp", &s, &dc, &err), XE_EUNSUPPORTED);
+    assert_int_equal(xe_baseline_run(d, "revolve", &s, &dc, &err), XE_EUNSUPPORTED);
+    xe_schedule_clear(&s);
+    xe_instance_free(d);
+
+    /* read again across a gap: 5 reads 2, 6 reads nothing, 7 reads 2 */
+    const int fr3[] = {2, -1, 2};
+    xe_instance *e = make_chain(4, 3, fr3, mem, cost, 1);
+    assert_int_equal(xe_chain_detect(e->g, &ch, &err), XE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "y7"));
+    xe_instance_free(e);
+
+    /* a skip edge inside the forward part: 0 -> 2 */
+    xe_graph *g = xe_graph_new("skip");
+    for (int v = 0; v < 4; v++) xe_graph_add_node(g, v == 0 ? "a" : v == 1 ? "b" : v == 2 ? "c" : "d", NULL, 0, 1, 0, 1, &err);
+    xe_graph_add_edge(g, 0, 1, &err);
+    xe_graph_add_edge(g, 1, 2, &err);
+    xe_graph_add_edge(g, 0, 2, &err);
+    xe_graph_add_edge(g, 2, 3, &err);
+    xe_graph_add_edge(g, 0, 3, &err);
+    xe_graph_add_edge(g, 1, 3, &err);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    assert_int_equal(xe_chain_detect(g, &ch, &err), XE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "more than one"));
+    xe_graph_free(g);
+}
+
+/* test_milp.c's tight chain: x1 -> x2 -> x3 (loss), g2 reads x3 and x2, g1 reads g2 and
+ * x1; 10 bytes each, cost 1. At 40 B nothing is recomputed: 5. At 30 B x1 must be
+ * recomputed for g1: 6. At 29 B g2's footprint (30) does not fit: infeasible. */
+static void test_tight_chain(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {10, 10, 10, 10, 10};
+    const double cost[] = {1, 1, 1, 1, 1};
+    const int fr[] = {1, 0};
+    xe_instance *in = make_chain(2, 2, fr, mem, cost, 1);
+    double c;
+    in->dev[0].budget = 40;
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 5.0));
+    in->dev[0].budget = 30;
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 6.0));
+    in->dev[0].budget = 29;
+    assert_int_equal(dp_checked(in, 0, &c), XE_EINFEASIBLE);
+    /* device 1 costs twice as much: the DP on it doubles the cost */
+    xe_instance_free(in);
+    in = make_chain(2, 2, fr, mem, cost, 2);
+    in->dev[1].budget = 30;
+    assert_int_equal(dp_checked(in, 1, &c), XE_OK);
+    assert_true(close_to(c, 12.0));
+    xe_instance_free(in);
+}
+
+/* A plain path needs no recomputation at any budget >= the largest pair: sum of costs. */
+static void test_plain_path(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {3, 1, 4, 1, 5, 9, 2, 6};
+    const double cost[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    xe_instance *in = make_chain(7, 0, NULL, mem, cost, 1);
+    double c;
+    in->dev[0].budget = 14; /* 5 + 9 */
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 36.0));
+    in->dev[0].budget = 13;
+    assert_int_equal(dp_checked(in, 0, &c), XE_EINFEASIBLE);
+    xe_instance_free(in);
+}
+
+/* A chain whose best event list lies outside the DP's class (docs/chain-dp.md): x0..x2,
+ * then y3, y4, y5 each reading only its predecessor (the path is x0..y5), y6 reads x1, y7
+ * reads x0. At 21 bytes the hand-written list below (found by the event brute force)
+ * recomputes x1 from x0 while the path is parked at y4 (2 bytes) rather than y5 (7):
+ * 9 + 9 + 7 + 3 + 1 + 9 + 9 + 6 + 9 + 10 = 72. A nested checkpoint stack cannot create x1
+ * after y4. Asserted: the list is valid at 72 and is the event optimum; whatever the DP
+ * returns is valid and not cheaper. */
+static void test_outside_class(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {7, 8, 4, 10, 2, 7, 4, 10};
+    const double cost[] = {9, 9, 7, 3, 1, 9, 6, 10};
+    const int fr[] = {1, 0};
+    xe_instance *in = make_chain(5, 2, fr, mem, cost, 1);
+    in->dev[0].budget = 21;
+    const int seq[][2] = {{0, 0}, {0, 1}, {0, 2}, {2, 1}, {0, 3}, {2, 2}, {0, 4}, {2, 3}, {0, 1},
+                          {2, 0}, {0, 5}, {2, 4}, {0, 6}, {2, 1}, {2, 5}, {0, 0}, {0, 7}};
+    xe_schedule s;
+    xe_schedule_init(&s);
+    for (size_t k = 0; k < sizeof seq / sizeof seq[0]; k++)
+        assert_int_equal(xe_schedule_push(&s, seq[k][0] ? XE_EV_FREE : XE_EV_COMPUTE, seq[k][1], 0, -1), XE_OK);
+    xe_sim_result res;
+    xe_err err = {{0}};
+    assert_int_equal(xe_sim_run(in, &s, &res, &err), XE_OK);
+    assert_true(close_to(res.total_time, 72.0));
+    double cb;
+    assert_int_equal(xe_bf_event_solve(in, &cb, NULL, &err), XE_OK);
+    assert_true(close_to(cb, 72.0));
+    double cd;
+    int rd = dp_checked(in, 0, &cd);
+    if (rd == XE_OK) assert_true(cd >= 72.0 - 1e-9);
+    print_message("outside the class: event optimum 72, DP %s\n", rd == XE_OK ? "finds a costlier schedule" : "infeasible");
+    xe_schedule_clear(&s);
+    xe_instance_free(in);
+}
+
+/* Budget sweep of one instance against the event brute force; returns mismatches. */
+static void vs_brute(const xe_instance *in0, int *cases, int *feasible, int *equal, double *worst)
+{
+    xe_instance in = *in0; /* shallow: only budgets change */
+    int64_t lo = xe_instance_min_footprint(in.g) - 1, hi = xe_instance_norecompute_peak(in.g);
+    for (int64_t b = lo; b <= hi; b++) {
+        in.dev[0].budget = b;
+        double cb = 0, cd = 0;
+        xe_err err = {{0}};
+        int rb = xe_bf_event_solve(&in, &cb, NULL, &err);
+        assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+        int rd = dp_checked(&in, 0, &cd);
+        (*cases)++;
+        if (rb == XE_EINFEASIBLE) {
+            assert_int_equal(rd, XE_EINFEASIBLE); /* the DP's schedules are event lists */
+            continue;
+        }
+        (*feasible)++;
+        if (rd == XE_OK) assert_true(cd >= cb - 1e-9);
+        if (rd == XE_OK && close_to(cd, cb))
+            (*equal)++;
+        else {
+            double loss = rd == XE_OK ? (cd - cb) / cb : INFINITY;
+            if (loss > *worst) *worst = loss;
+            print_message("DP %s brute force: n=%d budget %lld: dp %s%.3f, event optimum %.3f\n",
+                          rd == XE_OK ? "above" : "infeasible where", in.g->n, (long long)b,
+                          rd == XE_OK ? "" : "-", rd == XE_OK ? cd : 0.0, cb);
+        }
+    }
+}
+
+static void test_vs_event_brute(void **state)
+{
+    (void)state;
+    int cases = 0, feasible = 0, equal = 0;
+    double worst = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        int L = 1 + (int)(seed % 3); /* 1..3: n = 3, 5, 7 */
+        xe_instance *in = checkmate_chain(seed * 7919, L, 1);
+        vs_brute(in, &cases, &feasible, &equal, &worst);
+        xe_instance_free(in);
+    }
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        uint64_t s = seed * 104729;
+        int L = 1 + (int)(rnd(&s) % 4);
+        int nb = (int)(rnd(&s) % (8 - L));
+        xe_instance *in = random_chain(s, L, nb, 1);
+        vs_brute(in, &cases, &feasible, &equal, &worst);
+        xe_instance_free(in);
+    }
+    print_message("chain dp vs event brute force: %d budgets, %d feasible, DP optimal on %d\n", cases,
+                  feasible, equal);
+    assert_int_equal(equal, feasible);
+}
+
+/* Parking a checkpoint on a second device (docs/chain-dp.md, "Several devices"). The
+ * tight chain of test_tight_chain at 30 B: instead of recomputing x1 (cost 1), x1 can be
+ * copied to device 1 and back. Copies cost 0.25 each: 5 + 0.5 = 5.5 beats 6; copies
+ * cost 1 each: 6 (recomputing) stays. Device 1 runs nothing (no cost there). */
+static void test_park_hand(void **state)
+{
+    (void)state;
+    const int64_t mem[] = {10, 10, 10, 10, 10};
+    const double cost[] = {1, 1, 1, 1, 1};
+    const int fr[] = {1, 0};
+    xe_instance *in = make_chain(2, 2, fr, mem, cost, 2);
+    for (int v = 0; v < 5; v++) {
+        in->cost[v * 2 + 1] = XE_NO_COST;
+        in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 0.25;
+    }
+    in->dev[0].budget = 30;
+    in->dev[1].budget = 100;
+    double c;
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 5.5));
+    for (int v = 0; v < 5; v++) in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 1.0;
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 6.0));
+    /* device 1 too small to park anything: recomputation again */
+    for (int v = 0; v < 5; v++) in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 0.25;
+    in->dev[1].budget = 9;
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 6.0));
+    xe_instance_free(in);
+}
+
+/* Two devices, device 1 storage only: the DP with parking against the event brute force
+ * (which may also park gradients, or park at other moments: DP >= optimum asserted, the
+ * number of equal cases printed) and against the DP on device 0 alone (parking only adds
+ * options: never costlier). */
+static void test_park_vs_brute(void **state)
+{
+    (void)state;
+    int cases = 0, feasible = 0, equal = 0, cheaper = 0;
+    for (uint64_t seed = 1; seed <= 120; seed++) {
+        uint64_t s = seed * 15485863;
+        int L = 1 + (int)(rnd(&s) % 3);
+        int nb = (int)(rnd(&s) % (6 - L));
+        xe_instance *one = random_chain(s, L, nb, 1), *two = random_chain(s, L, nb, 2);
+        for (int v = 0; v < two->g->n; v++) {
+            two->cost[v * 2 + 0] = one->cost[v];
+            two->cost[v * 2 + 1] = XE_NO_COST;
+            double cp = 0.5 * (double)(1 + rnd(&s) % 6);
+            two->copy[(v * 2 + 0) * 2 + 1] = two->copy[(v * 2 + 1) * 2 + 0] = cp;
+        }
+        two->dev[1].budget = xe_graph_total_mem(two->g);
+        int64_t lo = xe_instance_min_footprint(one->g), hi = xe_instance_norecompute_peak(one->g);
+        for (int64_t b = lo; b <= hi; b++) {
+            one->dev[0].budget = two->dev[0].budget = b;
+            double c1 = 0, c2 = 0, cb = 0;
+            xe_err err = {{0}};
+            int r1 = dp_checked(one, 0, &c1), r2 = dp_checked(two, 0, &c2);
+            int rb = xe_bf_event_solve(two, &cb, NULL, &err);
+            assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+            cases++;
+            if (r1 == XE_OK) {
+                assert_int_equal(r2, XE_OK);
+                assert_true(c2 <= c1 + 1e-9);
+                cheaper += c2 < c1 - 1e-9;
+            }
+            if (r2 == XE_OK) assert_int_equal(rb, XE_OK);
+            if (rb == XE_OK) {
+                feasible++;
+                if (r2 == XE_OK) assert_true(c2 >= cb - 1e-9);
+                equal += r2 == XE_OK && close_to(c2, cb);
+            }
+        }
+        xe_instance_free(one);
+        xe_instance_free(two);
+    }
+    print_message("parking: %d budgets, %d feasible with device 1 as storage; DP optimal on %d, cheaper than "
+                  "device 0 alone on %d\n", cases, feasible, equal, cheaper);
+    assert_true(cheaper > 0);
+}
+
+/* Against the MILP: Checkmate chains with 1..12 forward nodes (L = 0..11), budgets at
+ * the smallest footprint, between, and the no-recomputation peak. */
+static void test_vs_milp(void **state)
+{
+    (void)state;
+    int cases = 0, below = 0, opt = 0, infeasible = 0, unknown = 0;
+    double gain = 0;
+    for (int L = 0; L <= 11; L++) {
+        xe_instance *in = checkmate_chain(1000 + (uint64_t)L, L, 1);
+        int64_t lo = xe_instance_min_footprint(in->g), hi = xe_instance_norecompute_peak(in->g);
+        int64_t budgets[3] = {lo, lo + (hi - lo) / 3, hi};
+        for (int q = 0; q < 3; q++) {
+            if (q > 0 && budgets[q] == budgets[q - 1]) continue;
+            in->dev[0].budget = budgets[q];
+            double cd;
+            int rd = dp_checked(in, 0, &cd);
+            xe_milp_opts o;
+            xe_milp_opts_default(&o);
+            o.rel_gap = 0;
+            o.time_limit = 10; /* about 8 s at most in a plain build on the shared machine */
+            xe_milp_result r;
+            xe_err err = {{0}};
+            assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+            cases++;
+            if (r.status == XE_MILP_OPTIMAL || r.status == XE_MILP_FEASIBLE) {
+                assert_int_equal(rd, XE_OK);
+                assert_true(cd <= r.objective + 1e-6 * fmax(1, r.objective));
+                if (r.status == XE_MILP_OPTIMAL) {
+                    opt++;
+                    if (cd < r.objective - 1e-6 * fmax(1, r.objective)) {
+                        below++;
+                        gain = fmax(gain, (r.objective - cd) / r.objective);
+                    }
+                }
+            } else if (r.status == XE_MILP_INFEASIBLE) {
+                /* no stage schedule fits; the DP may still find one (a different class) */
+                infeasible++;
+            } else {
+                unknown++; /* time limit without an answer (slow sanitizer builds): no reference */
+            }
+            print_message("L=%2d n=%2d budget %3lld: dp %s%8.3f  milp %-10s %8.3f  (%.2f s)\n", L, in->g->n,
+                          (long long)budgets[q], rd == XE_OK ? " " : "-", rd == XE_OK ? cd : 0.0,
+                          xe_milp_status_str(r.status), r.objective, r.solve_time);
+            xe_milp_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    print_message("chain dp vs milp: %d cases, %d proven optimal by the MILP, %d proven infeasible, %d unknown "
+                  "(time limit); DP cheaper on %d (up to %.1f%%)\n",
+                  cases, opt, infeasible, unknown, below, 100 * gain);
+    assert_true(opt >= cases / 2); /* the comparison is not vacuous */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_tight_chain),
+        cmocka_unit_test(test_plain_path),
+        cmocka_unit_test(test_vs_event_brute),
+        cmocka_unit_test(test_outside_class),
+        cmocka_unit_test(test_park_hand),
+        cmocka_unit_test(test_park_vs_brute),
+        cmocka_unit_test(test_vs_milp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

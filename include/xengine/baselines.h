@@ -7,9 +7,9 @@
  * and Walther, ACM TOMS 2000) for chains. Multi-device baselines: everything on one device,
  * and a fastest-device greedy. The exact chain dynamic program (docs/chain-dp.md) is the
  * persistent-checkpoint recursion of Beaumont et al. ("Optimal checkpointing for
- * heterogeneous chains", 2019/2021), extended with checkpoints dropped and recomputed and
- * with checkpoints parked on another device, carried out with exact byte thresholds (no
- * discretization). docs/baselines.md describes every method.
+ * heterogeneous chains", 2019/2021), extended with checkpoints dropped and recomputed,
+ * with checkpoints parked on another device and with subproblems delegated to another
+ * device, carried out with exact byte thresholds (no discretization). docs/baselines.md describes every method.
  *
  * Every function that returns a schedule has replayed it with xe_sim_run first; a method
  * that does not fit the budgets returns XE_EINFEASIBLE, never an overflowing schedule.
@@ -45,14 +45,20 @@ int xe_chain_detect(const xe_graph *g, xe_chain *ch, xe_err *err);
 /* Frees ch->fread and zeroes ch (a zeroed or cleared ch is fine). */
 void xe_chain_clear(xe_chain *ch);
 
-/* Exact DP for a chain on device d (all computes on d; checkpoints may be parked on other
- * devices by a copy out and a copy back): the cheapest schedule of the nested-checkpoint
- * class of docs/chain-dp.md that fits budget[d], with memory counted exactly as the
- * simulator counts it (bytes, no rounding); when the parked tensors overflow a parking
- * device in the replay, the DP is rerun without parking. Appends the events to out
- * (caller-initialised) and sets *cost (seconds; equal to the simulator's total_time up to
- * rounding of the sum, checked). Time
- * O(L^3 P) with P the size of the memory/cost Pareto frontiers, memory O(L^2 P).
+/* Exact DP for a chain with main device d (docs/chain-dp.md): the cheapest schedule of
+ * the nested-checkpoint class that fits every device's budget, with memory counted
+ * exactly as the simulator counts it (bytes, no rounding). The top problem and its
+ * sweeps run on d. With other devices, two extensions are solved and the cheaper
+ * result kept: checkpoints parked on another device (a copy out and a copy back; when
+ * the parked tensors overflow a parking device in the replay, rerun without parking),
+ * and subproblems of the recursion delegated whole to another device that can run
+ * every node (boundary tensors copied there, the subproblem run by that device's own DP
+ * with all of its budget, the resulting gradient copied back). Evaluated lazily, only
+ * at the budgets the recursion reaches (Beaumont et al.'s recursion, 2019, without
+ * their memory discretization). Appends the events to out (caller-initialised) and sets
+ * *cost (seconds; equal to the simulator's total_time up to rounding of the sum,
+ * checked). Time O(L^3 P) at worst, P the number of distinct memory steps of a
+ * subproblem; memory O(L^2 P).
  * XE_EUNSUPPORTED: not a chain; XE_EINFEASIBLE: no schedule of the class fits (or d
  * cannot run some node); XE_EINVAL: bad d; XE_ENOMEM; XE_EINTERNAL when the simulator
  * rejects the result (a bug). */

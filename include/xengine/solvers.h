@@ -38,9 +38,10 @@ int xe_budget_range(const xe_instance *in, int d, int64_t *lower, int64_t *upper
 int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err);
 
 /* The heuristic portfolio: xe_heur_greedy (its four variants), checkpoint-all and
- * recompute-all on each device; the cheapest valid result (pruned, xe_stages_check
- * passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
- * "recompute-all"; static strings). On one device it never fails at a budget of at
+ * recompute-all on each device; the cheapest valid result (pruned, then improved by
+ * xe_heur_improve for at most 0.25 s, xe_stages_check passed) goes to out. *which
+ * (may be NULL) names it ("greedy", "checkpoint-all", "recompute-all"; static
+ * strings). On one device it never fails at a budget of at
  * least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE when none
  * finds a schedule (not a proof); XE_ENOMEM. */
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);

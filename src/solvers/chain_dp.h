@@ -28,6 +28,7 @@ typedef struct xe_cdp_model {
 } xe_cdp_model;
 
 #define XE_CDP_OFF (1 << 24)
+#define XE_CDP_DEL (-(1 << 22)) /* choice XE_CDP_DEL - j: delegated to the j-th delegate */
 
 typedef struct xe_cdp_pt {
     int64_t req; /* bytes (or units) the subproblem needs */
@@ -64,5 +65,32 @@ void xe_cdp_top(const xe_cdp_table *t, const xe_cdp_pt **pts, int *cnt);
  * XE_EINFEASIBLE when the frontier has no point within m; XE_ENOMEM. */
 int xe_cdp_emit(const xe_cdp_model *m, const xe_cdp_table *t, int64_t budget,
                 xe_schedule *out, xe_err *err);
+
+/* Lazy evaluation of the same recursion (docs/chain-dp.md, "Speed"): subproblems are
+ * evaluated only at the budgets (units of the model) that queries reach, each result
+ * cached with the interval of budgets over which it holds. xe_cdp_lazy_new: XE_ENOMEM;
+ * the model must outlive the object. xe_cdp_lazy_query: *cost of the top problem at
+ * budget (INFINITY when nothing of the class fits); XE_ENOMEM. xe_cdp_lazy_emit: as
+ * xe_cdp_emit. xe_cdp_lazy_entries: the number of evaluations so far. */
+typedef struct xe_cdp_lazy xe_cdp_lazy;
+int xe_cdp_lazy_new(const xe_cdp_model *m, xe_cdp_lazy **out, xe_err *err);
+void xe_cdp_lazy_free(xe_cdp_lazy *z);
+int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err);
+int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *err);
+long xe_cdp_lazy_entries(const xe_cdp_lazy *z);
+/* Lets z delegate any subproblem but the whole problem to ze, the lazy DP of the same
+ * chain on another device (docs/chain-dp.md, "Several devices"); ze is not owned and must
+ * outlive z. Neither model may park (ze's budget is all its own). XE_EINVAL; XE_ENOMEM. */
+int xe_cdp_lazy_delegate(xe_cdp_lazy *z, xe_cdp_lazy *ze, xe_err *err);
+
+/* One DP run for the chain ch on device d (parking on other devices when offload is 1),
+ * lazily (lazy = 1), lazily with delegation of subproblems to every other device able to
+ * run the whole chain (lazy = 2; offload must be 0, else XE_EINVAL), or by whole
+ * frontiers (lazy = 0; it must agree with lazy = 1, tested), its
+ * events appended to out, replayed by the simulator and its cost checked against the
+ * prediction. *over_park = 1 (with XE_EINFEASIBLE) when the replay fails only because a
+ * parking device overflowed. Returns as xe_chain_dp. */
+int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, xe_schedule *out,
+               double *cost, int *over_park, xe_err *err);
 
 #endif

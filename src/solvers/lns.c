@@ -134,8 +134,8 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 ncols[i] += per;
                 total += per;
             }
-    /* initial neighbourhoods: about 4,000 binary columns (CBC solves those in about a
-     * second); a stage window has at least 2 stages */
+    /* initial neighbourhoods: about 1,500 binary columns (CBC solves those in well
+     * under a second); a stage window has at least 2 stages */
     double target = 1500;
     int w = o->window;
     if (w == 0) {
@@ -201,6 +201,15 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         mo.time_limit = fmin(slice, left);
         xe_milp_result mr;
         rc = xe_milp_solve(in, &mo, &mr, err);
+        if (rc == XE_ESOLVER || rc == XE_EINVAL) {
+            /* CBC failed on this neighbourhood (or its answer failed the exact check):
+             * the incumbent stands; try the next one */
+            xe_milp_result_clear(&mr);
+            rc = XE_OK;
+            res->iterations++;
+            if (!nodes_kind) pos = (pos + (w / 2 > 0 ? w / 2 : 1)) % n;
+            continue;
+        }
         if (rc) break;
         res->iterations++;
         int improved = 0;

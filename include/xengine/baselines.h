@@ -75,7 +75,9 @@ int xe_revolve(const xe_instance *in, int d, xe_schedule *out, double *cost, int
 /* Chen's sqrt(n) segmentation on device d (Checkmate's solve_chen_sqrtn): with C the
  * articulation points among forward nodes (backward == 0; a forward node v such that no
  * forward edge (u, w) has u < v < w), every k-th of them, k = floor(sqrt(|C|)), is a
- * checkpoint; S and R follow Checkmate's gen_s_matrix_fixed_checkpoints and solve_r_opt.
+ * checkpoint; R follows Checkmate's solve_r_opt; S is a graph-based ladder
+ * (a segment is kept from the stage after its first backward reader to its last one),
+ * then pruned (docs/baselines.md explains why not gen_s_matrix_fixed_checkpoints).
  * out (initialised by the callee; caller clears) is structurally valid (xe_stages_eval)
  * and its event list (xe_stages_to_schedule) replays in the simulator within budget[d];
  * it may still fail xe_stages_check, whose stage accounting is more conservative (check

@@ -48,6 +48,26 @@ int xe_cli_is_onnx(const char *path);
  * an exit code, 0 when fine. */
 int xe_cli_check_output(const char *out, const char *input);
 
+/* xe_cli_check_output against every input of o: the graph, the devices file (when not a
+ * preset) and the costs file. Same file: same inode (a path, ./path, a symbolic or hard
+ * link), or the same resolved path when one does not exist yet. "-" is refused. */
+int xe_cli_check_output_inst(const char *out, const xe_cli_inst_opts *o);
+
+/* 1 when a and b name the same file (as above). */
+int xe_cli_same_file(const char *a, const char *b);
+
+/* Refuses (exit code 1, one line) two outputs a (option a_opt) and b that are the same
+ * file; NULL ones are fine. */
+int xe_cli_check_outputs_differ(const char *a, const char *a_opt, const char *b, const char *b_opt);
+
+/* run/profile --threads: refuses (exit code 1, one line) a value that is not a
+ * comma-separated list of whole numbers from 1 to 4096; the count per device is checked
+ * when the devices are known. */
+int xe_cli_check_threads(const char *s);
+
+/* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
+int xe_cli_check_model(const char *path, const char *command);
+
 /* Maps an XE_E* status to an exit code. */
 int xe_cli_exit_code(int status);
 
@@ -64,6 +84,12 @@ int xe_cli_plot(int argc, char **argv);
 /* sweep.c: cost against budget and the largest batch per method (docs/sweep.md). */
 int xe_cli_sweep(int argc, char **argv);
 
+/* One method's own row of `solve --json` ("methods": [...]). */
+typedef struct xe_cli_json_row {
+    const char *method, *status;
+    double objective, bound, gap, time; /* seconds, gap a fraction; not finite: null */
+} xe_cli_json_row;
+
 /* --json: the summary of solve or simulate for scripts (json_summary.c). Strings may be
  * NULL (written as null); numbers that are not finite are written as null. */
 typedef struct xe_cli_json {
@@ -76,6 +102,8 @@ typedef struct xe_cli_json {
     const xe_instance *in;    /* with sim: the per-device table and totals, else omitted */
     const xe_sim_result *sim;
     int events;
+    int nrows;            /* solve: rows of methods[], one per method run (0: omitted) */
+    xe_cli_json_row rows[4];
 } xe_cli_json;
 
 /* Prints j as one JSON object on one line of f; returns an exit code (5 when out of

@@ -1,9 +1,13 @@
 /* xengine CLI — instance options, loading, error mapping and the summary table. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "xengine/cost.h"
@@ -24,11 +28,54 @@ int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
                                                 : NULL;
     if (!slot) return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "xengine %s: %s needs a value\n", argv[0], a);
+        fprintf(stderr, "xengine: error: %s needs a value\n", a);
         return -1;
     }
     *slot = argv[++*i];
+    /* values given on the command line are usage errors (exit 1), checked here */
+    xe_err err = {{0}};
+    if (slot == &o->budget) {
+        int64_t bytes = 0;
+        double frac = 0;
+        if (xe_io_parse_budget("--budget", o->budget, &bytes, &frac, &err)) {
+            fprintf(stderr, "xengine: error: %s\n", err.msg);
+            return -1;
+        }
+    } else if (slot == &o->batch) {
+        char *end;
+        long long b = strtoll(o->batch, &end, 10);
+        if (*end || end == o->batch || b < 1 || b > 1000000000) {
+            fprintf(stderr, "xengine: error: --batch: '%s' is not a whole number from 1 to 1e9\n", o->batch);
+            return -1;
+        }
+    }
     return 1;
+}
+
+int xe_cli_check_threads(const char *s)
+{
+    const char *p = s;
+    for (;;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 4096 || (*end && *end != ',')) {
+            fprintf(stderr, "xengine: error: --threads: '%s' is not a list of whole numbers from 1 to 4096 (one per "
+                            "device, comma-separated)\n", s);
+            return XE_EXIT_USAGE;
+        }
+        if (!*end) return XE_EXIT_OK;
+        p = end + 1;
+    }
+}
+
+int xe_cli_check_model(const char *path, const char *command)
+{
+    if (access(path, R_OK) == 0 && !xe_cli_is_onnx(path)) {
+        fprintf(stderr, "xengine: error: %s: %s needs an ONNX model (.onnx); a JSON graph has no operators to run\n",
+                path, command);
+        return XE_EXIT_USAGE;
+    }
+    return XE_EXIT_OK;
 }
 
 int xe_cli_exit_code(int status)
@@ -69,7 +116,7 @@ static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_tr
     if (o->batch) {
         char *end;
         long long b = strtoll(o->batch, &end, 10);
-        if (*end || end == o->batch || b < 1 || b > 1000000000)
+        if (*end || end == o->batch || b < 1 || b > 1000000000) /* xe_cli_inst_arg refuses these first */
             return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", o->batch);
         batch = b;
     }
@@ -92,7 +139,7 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
     xe_net *net = NULL;
     xe_train_map map = {0};
     *out = NULL;
-    int onnx = xe_cli_is_onnx(o->graph), rc;
+    int onnx = xe_cli_is_onnx(o->graph), rc, usage = 0;
     if (!onnx && (o->batch || o->inference)) {
         fprintf(stderr, "xengine: error: %s: --batch and --inference apply to ONNX models only\n", o->graph);
         return XE_EXIT_USAGE;
@@ -100,16 +147,23 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
     rc = onnx ? load_net(o, &net, &g, &map, &err) : xe_io_read_graph(o->graph, &g, &err);
     if (rc) goto fail;
     const char *dev = o->devices ? o->devices : "gpu+cpu";
-    if (is_preset(dev))
+    if (is_preset(dev)) {
         rc = onnx ? xe_cost_recipe_preset(dev, 1.0, &r, &err) : xe_recipe_preset(dev, 1.0, &r, &err);
-    else
+    } else if (access(dev, F_OK) != 0) {
+        rc = xe_err_set(&err, XE_EIO, "--devices %s: no such file (--devices takes a devices file or a preset: "
+                                      "gpu, cpu, gpu+cpu)", dev);
+    } else {
         rc = xe_io_read_devices(dev, &r, &err);
+    }
     if (rc) goto fail;
     if (o->budget) {
         int64_t bytes = 0;
         double frac = 0;
         rc = xe_io_parse_budget("--budget", o->budget, &bytes, &frac, &err);
-        if (rc) goto fail;
+        if (rc) {
+            usage = 1;
+            goto fail;
+        }
         r.budget_bytes[0] = bytes;
         r.budget_frac[0] = frac;
     }
@@ -118,6 +172,7 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
         char msg[sizeof err.msg];
         snprintf(msg, sizeof msg, "%s", err.msg);
         xe_err_set(&err, rc, "%s%s: %s", o->budget ? "--budget " : "", o->budget ? o->budget : dev, msg);
+        usage = o->budget != NULL && rc == XE_EINVAL; /* the value on the command line */
         goto fail;
     }
     g = NULL; /* owned by the instance now */
@@ -139,19 +194,81 @@ fail:
     xe_graph_free(g);
     xe_instance_free(*out);
     *out = NULL;
-    return xe_cli_exit_code(rc);
+    return usage ? XE_EXIT_USAGE : xe_cli_exit_code(rc);
 }
 
-int xe_cli_check_output(const char *out, const char *input)
+/* "DIR/NAME" with DIR resolved (realpath) into buf; 0 when DIR cannot be resolved. */
+static int canonical(const char *path, char *buf, size_t cap)
 {
-    struct stat so, si;
+    const char *slash = strrchr(path, '/');
+    char dir[4096], real[PATH_MAX];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (!realpath(dir, real)) return 0;
+    snprintf(buf, cap, "%s/%s", real, slash ? slash + 1 : path);
+    return 1;
+}
+
+int xe_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[4096 + 256], cb[4096 + 256];
+    return canonical(a, ca, sizeof ca) && canonical(b, cb, sizeof cb) && !strcmp(ca, cb);
+}
+
+/* Writability, "-", and a probe file in the directory (access() says yes to root
+ * on /proc, where nothing can be created). */
+static int check_writable(const char *out)
+{
     xe_err err = {{0}};
+    if (!strcmp(out, "-")) {
+        fprintf(stderr, "xengine: error: '-': output to stdout is not supported; give a file path\n");
+        return XE_EXIT_USAGE;
+    }
     if (xe_io_check_writable(out, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         return XE_EXIT_USAGE;
     }
-    if (stat(out, &so) == 0 && stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-        fprintf(stderr, "xengine: error: %s: is the input graph; refusing to overwrite it\n", out);
+    char probe[4096 + 64];
+    snprintf(probe, sizeof probe, "%s.tmp.probe.XXXXXX", out);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        fprintf(stderr, "xengine: error: %s: cannot create a file there: %s\n", out, strerror(errno));
+        return XE_EXIT_USAGE;
+    }
+    close(fd);
+    unlink(probe);
+    return XE_EXIT_OK;
+}
+
+static int check_not(const char *out, const char *input, const char *what)
+{
+    if (input && xe_cli_same_file(out, input)) {
+        fprintf(stderr, "xengine: error: %s: is the %s; refusing to overwrite it\n", out, what);
+        return XE_EXIT_USAGE;
+    }
+    return XE_EXIT_OK;
+}
+
+int xe_cli_check_output(const char *out, const char *input)
+{
+    int code = check_writable(out);
+    return code ? code : check_not(out, input, "input graph");
+}
+
+int xe_cli_check_output_inst(const char *out, const xe_cli_inst_opts *o)
+{
+    int code = xe_cli_check_output(out, o->graph);
+    if (!code && o->devices && !is_preset(o->devices)) code = check_not(out, o->devices, "devices file");
+    if (!code) code = check_not(out, o->costs, "costs file");
+    return code;
+}
+
+int xe_cli_check_outputs_differ(const char *a, const char *a_opt, const char *b, const char *b_opt)
+{
+    if (a && b && xe_cli_same_file(a, b)) {
+        fprintf(stderr, "xengine: error: %s: given to both %s and %s; give two different files\n", b, a_opt, b_opt);
         return XE_EXIT_USAGE;
     }
     return XE_EXIT_OK;

@@ -39,27 +39,28 @@ int xe_cli_export_graph(int argc, char **argv)
             return XE_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--costs-out")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine export-graph: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return XE_EXIT_USAGE;
             }
             if (!strcmp(a, "--costs-out")) costs_out = argv[++i];
             else out = argv[++i];
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine export-graph: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = a;
         } else {
-            fprintf(stderr, "xengine export-graph: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return XE_EXIT_USAGE;
         }
     }
     if (!io.graph || !out) {
-        fprintf(stderr, "xengine export-graph: need GRAPH and -o GRAPH.json (try --help)\n");
+        fprintf(stderr, "xengine: error: need GRAPH and -o GRAPH.json (try --help)\n");
         return XE_EXIT_USAGE;
     }
-    int code = xe_cli_check_output(out, io.graph);
-    if (!code && costs_out) code = xe_cli_check_output(costs_out, io.graph);
+    int code = xe_cli_check_output_inst(out, &io);
+    if (!code && costs_out) code = xe_cli_check_output_inst(costs_out, &io);
+    if (!code) code = xe_cli_check_outputs_differ(out, "-o", costs_out, "--costs-out");
     if (code) return code;
     xe_instance *in = NULL;
     if ((code = xe_cli_load_instance(&io, &in))) return code;

@@ -71,6 +71,19 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
         bad = put(o, "method", json_string(j->method)) || put(o, "objective_s", num(j->objective)) ||
               put(o, "bound_s", num(j->bound)) || put(o, "gap", num(j->gap)) ||
               put(o, "solve_time_s", num(j->solve_time));
+    if (!bad && j->nrows > 0) { /* solve: each method's own row (README) */
+        json_t *a = json_array();
+        bad = put(o, "methods", a);
+        for (int k = 0; k < j->nrows && k < 4 && !bad; k++) {
+            json_t *r = json_object();
+            bad = !r || json_array_append_new(a, r) != 0;
+            if (!bad)
+                bad = put(r, "method", str_or_null(j->rows[k].method)) ||
+                      put(r, "status", str_or_null(j->rows[k].status)) ||
+                      put(r, "objective_s", num(j->rows[k].objective)) || put(r, "bound_s", num(j->rows[k].bound)) ||
+                      put(r, "gap", num(j->rows[k].gap)) || put(r, "time_s", num(j->rows[k].time));
+        }
+    }
     if (!bad && j->in && j->sim)
         bad = put(o, "total_time_s", json_real(j->sim->total_time)) ||
               put(o, "makespan_s", json_real(j->sim->makespan)) || put(o, "events", json_integer(j->events)) ||

@@ -658,33 +658,33 @@ int xe_cli_plot(int argc, char **argv)
             return XE_EXIT_OK;
         } else if (!strcmp(a, "--out-dir") || !strcmp(a, "--format")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine plot: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return XE_EXIT_USAGE;
             }
             if (!strcmp(a, "--out-dir")) dir = argv[++i];
             else fmt = argv[++i];
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine plot: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = a;
         } else if (!path) {
             path = a;
         } else {
-            fprintf(stderr, "xengine plot: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return XE_EXIT_USAGE;
         }
     }
     if (!io.graph || !path || !dir) {
-        fprintf(stderr, "xengine plot: need GRAPH, SCHEDULE.json and --out-dir DIR (try --help)\n");
+        fprintf(stderr, "xengine: error: need GRAPH, SCHEDULE.json and --out-dir DIR (try --help)\n");
         return XE_EXIT_USAGE;
     }
     if (strcmp(fmt, "png") != 0 && strcmp(fmt, "svg") != 0) {
-        fprintf(stderr, "xengine plot: --format must be png or svg, not '%s'\n", fmt);
+        fprintf(stderr, "xengine: error: --format must be png or svg, not '%s'\n", fmt);
         return XE_EXIT_USAGE;
     }
     if (!*dir) {
-        fprintf(stderr, "xengine plot: --out-dir must not be empty\n");
+        fprintf(stderr, "xengine: error: --out-dir must not be empty\n");
         return XE_EXIT_USAGE;
     }
     const char *prog = getenv("XE_GNUPLOT");

@@ -40,7 +40,7 @@ static int whole(const char *opt, const char *v, long lo, long hi, int *out)
     char *end;
     long x = strtol(v, &end, 10);
     if (*end || end == v || x < lo || x > hi) {
-        fprintf(stderr, "xengine profile: %s must be a whole number from %ld to %ld\n", opt, lo, hi);
+        fprintf(stderr, "xengine: error: %s must be a whole number from %ld to %ld\n", opt, lo, hi);
         return -1;
     }
     *out = (int)x;
@@ -66,7 +66,7 @@ int xe_cli_profile(int argc, char **argv)
                     !strcmp(a, "--seed");
         if (takes) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine profile: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return XE_EXIT_USAGE;
             }
             const char *v = argv[++i];
@@ -83,29 +83,31 @@ int xe_cli_profile(int argc, char **argv)
                 char *end;
                 po.seed = strtoull(v, &end, 10);
                 if (*end || end == v) {
-                    fprintf(stderr, "xengine profile: --seed must be a whole number\n");
+                    fprintf(stderr, "xengine: error: --seed must be a whole number\n");
                     return XE_EXIT_USAGE;
                 }
             }
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine profile: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = a;
         } else {
-            fprintf(stderr, "xengine profile: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return XE_EXIT_USAGE;
         }
     }
     if (!io.graph || !out) {
-        fprintf(stderr, "xengine profile: need MODEL.onnx and -o COSTS.json (try --help)\n");
+        fprintf(stderr, "xengine: error: need MODEL.onnx and -o COSTS.json (try --help)\n");
         return XE_EXIT_USAGE;
     }
     if (io.costs) {
-        fprintf(stderr, "xengine profile: --costs does not apply (the profiler measures the costs)\n");
+        fprintf(stderr, "xengine: error: --costs does not apply (the profiler measures the costs)\n");
         return XE_EXIT_USAGE;
     }
-    int code = xe_cli_check_output(out, io.graph);
+    int code = xe_cli_check_model(io.graph, "profile");
+    if (!code && threads) code = xe_cli_check_threads(threads);
+    if (!code) code = xe_cli_check_output_inst(out, &io);
     if (code) return code;
     xe_cli_model m;
     if ((code = xe_cli_model_load(&io, threads, &m))) return code;

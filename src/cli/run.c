@@ -101,7 +101,7 @@ int xe_cli_run(int argc, char **argv)
         } else if (!strcmp(a, "--threads") || !strcmp(a, "--warmup") || !strcmp(a, "--repeat") ||
                    !strcmp(a, "--seed")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine run: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return XE_EXIT_USAGE;
             }
             const char *v = argv[++i];
@@ -112,7 +112,7 @@ int xe_cli_run(int argc, char **argv)
                 int rep = !strcmp(a, "--repeat");
                 long w = strtol(v, &end, 10);
                 if (*end || end == v || w < rep || w > 1000) {
-                    fprintf(stderr, "xengine run: %s must be a whole number from %d to 1000\n", a, rep);
+                    fprintf(stderr, "xengine: error: %s must be a whole number from %d to 1000\n", a, rep);
                     return XE_EXIT_USAGE;
                 }
                 if (rep) repeat = (int)w;
@@ -120,28 +120,30 @@ int xe_cli_run(int argc, char **argv)
             } else {
                 seed = strtoull(v, &end, 10);
                 if (*end || end == v) {
-                    fprintf(stderr, "xengine run: --seed must be a whole number\n");
+                    fprintf(stderr, "xengine: error: --seed must be a whole number\n");
                     return XE_EXIT_USAGE;
                 }
             }
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine run: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = a;
         } else if (!path) {
             path = a;
         } else {
-            fprintf(stderr, "xengine run: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return XE_EXIT_USAGE;
         }
     }
     if (!io.graph || !path) {
-        fprintf(stderr, "xengine run: need MODEL.onnx and SCHEDULE.json (try --help)\n");
+        fprintf(stderr, "xengine: error: need MODEL.onnx and SCHEDULE.json (try --help)\n");
         return XE_EXIT_USAGE;
     }
     xe_cli_model m;
-    int code = xe_cli_model_load(&io, threads, &m);
+    int code = xe_cli_check_model(io.graph, "run");
+    if (!code && threads) code = xe_cli_check_threads(threads);
+    if (!code) code = xe_cli_model_load(&io, threads, &m);
     if (code) return code;
     xe_err err = {{0}};
     xe_schedule s, ref;
@@ -164,7 +166,11 @@ int xe_cli_run(int argc, char **argv)
     if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
-    if (!res.sim_valid) fprintf(stderr, "xengine run: warning: the simulator rejects the schedule: %s\n", res.sim_msg);
+    if (rc && !res.sim_valid) { /* one line: the executor's error with the simulator's reason */
+        fprintf(stderr, "xengine: error: %s (the simulator rejects the schedule too: %s)\n", err.msg, res.sim_msg);
+        goto fail_printed;
+    }
+    if (!res.sim_valid) fprintf(stderr, "xengine: warning: the simulator rejects the schedule: %s\n", res.sim_msg);
     if (rc) goto fail;
     print_result(m.inst, &res);
     if (check) {
@@ -205,6 +211,7 @@ int xe_cli_run(int argc, char **argv)
     return code;
 fail:
     fprintf(stderr, "xengine: error: %s\n", err.msg);
+fail_printed:
     xe_exec_data_clear(&data);
     xe_exec_data_clear(&refdata);
     xe_schedule_clear(&s);

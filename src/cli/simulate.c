@@ -9,10 +9,11 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: xengine simulate GRAPH SCHEDULE.json [--devices D] [--budget B] [--costs F]\n"
-            "                        [--json]\n"
+            "                        [--batch N] [--inference] [--json]\n"
             "\n"
             "Replays every event of SCHEDULE.json on the instance made from GRAPH and the same\n"
-            "device options as 'xengine solve' (give the same ones), checks each precondition\n"
+            "device options as 'xengine solve' (give the same ones, and for an ONNX model the\n"
+            "same --batch and --inference), checks each precondition\n"
             "and each device's memory at every event, and prints the summary table. --json\n"
             "prints instead one JSON object on one line of stdout (status, exit_code,\n"
             "total_time_s, makespan_s, counts, and per device name, budget_bytes, peak_bytes,\n"
@@ -40,19 +41,19 @@ int xe_cli_simulate(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "xengine simulate: unknown option '%s' (try --help)\n", argv[i]);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", argv[i]);
             return XE_EXIT_USAGE;
         } else if (!io.graph) {
             io.graph = argv[i];
         } else if (!path) {
             path = argv[i];
         } else {
-            fprintf(stderr, "xengine simulate: unexpected argument '%s'\n", argv[i]);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", argv[i]);
             return XE_EXIT_USAGE;
         }
     }
     if (!io.graph || !path) {
-        fprintf(stderr, "xengine simulate: need GRAPH and SCHEDULE.json (try --help)\n");
+        fprintf(stderr, "xengine: error: need GRAPH and SCHEDULE.json (try --help)\n");
         return XE_EXIT_USAGE;
     }
     xe_instance *in = NULL;

@@ -20,9 +20,9 @@ static void help(FILE *f)
             "\n"
             "Plans one training step of GRAPH (xengine, Checkmate or Moccasin JSON, or an ONNX\n"
             "model costed by the roofline model of docs/cost-model.md) under the device\n"
-            "budgets: the greedy heuristic gives a first schedule, which starts the exact\n"
-            "MILP (CBC). The best schedule is replayed by the independent simulator\n"
-            "before it is written (atomically: temporary file, then rename).\n"
+            "budgets (--method, below; docs/lns.md). The best schedule is replayed by the\n"
+            "independent simulator before it is written (atomically: temporary file, then\n"
+            "rename).\n"
             "\n"
             "options:\n"
             "  --devices D      preset gpu | cpu | gpu+cpu (default gpu+cpu), or a devices file\n"
@@ -31,15 +31,20 @@ static void help(FILE *f)
             "  --costs FILE     per-node, per-device costs overriding the recipe\n"
             "  --batch N        ONNX model: batch size (default: the file's)\n"
             "  --inference      ONNX model: plan the inference graph (default: training)\n"
-            "  --time-limit S   MILP time limit in seconds (default 60)\n"
-            "  --gap G          stop at this relative gap (default 1e-4)\n"
+            "  --time-limit S   wall-clock limit of the whole solve in seconds, > 0 (default 60)\n"
+            "  --gap G          stop at this relative gap, >= 0 (default 1e-4)\n"
             "  --threads N      CBC threads (default 1)\n"
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
             "  --heuristic-only skip the MILP (same as --method heuristic)\n"
-            "  --method M       auto (default): heuristic portfolio, then large-neighbourhood\n"
-            "                   search (LNS) for 60%% of the time, then the MILP started from\n"
-            "                   its schedule; milp: heuristic, then the MILP; lns: heuristic,\n"
-            "                   then LNS for the whole time; heuristic: the portfolio only;\n"
+            "  --method M       auto (default): the heuristic portfolio, then large-\n"
+            "                   neighbourhood search (LNS) for 60%% of the time, then the MILP\n"
+            "                   (CBC) started from the best schedule for the rest; on a large\n"
+            "                   model (over 40,000 binary MILP columns, n_live_stages x\n"
+            "                   (2D + D(D-1)) summed over nodes) LNS gets all the time and\n"
+            "                   the MILP is skipped, as it is when LNS proves its schedule\n"
+            "                   optimal (\"bound reached\"); milp: portfolio, then the MILP;\n"
+            "                   lns: portfolio, then LNS for the whole time; heuristic: the\n"
+            "                   portfolio only;\n"
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
@@ -50,7 +55,12 @@ static void help(FILE *f)
             "  --json           print only one JSON object on one line of stdout: status,\n"
             "                   exit_code, method, objective_s, bound_s, gap, solve_time_s,\n"
             "                   total_time_s, makespan_s, counts, devices[] with name,\n"
-            "                   budget_bytes, peak_bytes, use, compute_time_s (README)\n"
+            "                   budget_bytes, peak_bytes, use, compute_time_s, methods[] (each\n"
+            "                   method's own row); status: optimal (proven within --gap),\n"
+            "                   feasible (a schedule, not proven: see gap), heuristic only,\n"
+            "                   baseline, or on failure usage, bad input, infeasible,\n"
+            "                   no schedule, internal error; solve_time_s: wall time of the\n"
+            "                   whole solve. Printed also when the command fails (README)\n"
             "\n"
             "examples:\n"
             "  xengine solve ../shared/graphs/checkmate_vgg16_b256_train.json --devices gpu \\\n"
@@ -96,6 +106,34 @@ static void report_infeasible(const xe_instance *in, const char *graph, const ch
             graph, exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why, exact(lo, b2, sizeof b2));
     if (rc == XE_OK && hi > 0) fprintf(stderr, "; the heuristic portfolio finds a schedule from %s", exact(hi, b3, sizeof b3));
     fprintf(stderr, "\n");
+}
+
+/* A usage error: with --json anywhere on the command line the JSON object still comes,
+ * status "usage" (README); the message is already on stderr. */
+static int usage_exit(int json, const char *graph, const char *out)
+{
+    if (json) {
+        xe_cli_json js = {.command = "solve", .exit_code = XE_EXIT_USAGE, .graph = graph, .schedule = out};
+        xe_cli_print_json(stdout, &js);
+    }
+    return XE_EXIT_USAGE;
+}
+
+/* (objective - bound) / objective, 0 for a zero objective met by its bound, NAN when
+ * unknown (no bound). */
+static double rel_gap(double objective, double bound)
+{
+    if (!isfinite(objective) || !isfinite(bound)) return NAN;
+    if (objective <= 0) return 0;
+    return (objective - fmin(bound, objective)) / objective;
+}
+
+/* "%8.3f%%" of a gap, or "-" when unknown. */
+static const char *gap_str(double gap, char *buf, size_t cap)
+{
+    if (isfinite(gap)) snprintf(buf, cap, "%8.3f%%", 100.0 * gap);
+    else snprintf(buf, cap, "%9s", "-");
+    return buf;
 }
 
 /* 1 when name is one of the baselines of include/xengine/baselines.h. */
@@ -159,10 +197,12 @@ int xe_cli_solve(int argc, char **argv)
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     const char *method = "auto";
+    for (int i = 1; i < argc; i++) /* usage errors print the JSON object too */
+        if (!strcmp(argv[i], "--json")) json = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &io);
-        if (c < 0) return XE_EXIT_USAGE;
+        if (c < 0) return usage_exit(json, io.graph, out);
         if (c) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
@@ -180,20 +220,20 @@ int xe_cli_solve(int argc, char **argv)
         } else if (!strcmp(a, "--method")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "xengine solve: %s needs a value\n", a);
-                return XE_EXIT_USAGE;
+                return usage_exit(json, io.graph, out);
             }
             method = argv[++i];
             if (strcmp(method, "auto") && strcmp(method, "milp") && strcmp(method, "lns") &&
                 strcmp(method, "heuristic") && !xe_cli_is_baseline(method)) {
                 fprintf(stderr, "xengine solve: --method: unknown method '%s' (try --help)\n", method);
-                return XE_EXIT_USAGE;
+                return usage_exit(json, io.graph, out);
             }
             if (!strcmp(method, "heuristic")) heur_only = 1;
         } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--gap") || !strcmp(a, "--threads") ||
                    !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "xengine solve: %s needs a value\n", a);
-                return XE_EXIT_USAGE;
+                return usage_exit(json, io.graph, out);
             }
             const char *v = argv[++i];
             char *end;
@@ -204,36 +244,40 @@ int xe_cli_solve(int argc, char **argv)
             double x = strtod(v, &end);
             if (*end || end == v || !isfinite(x)) {
                 fprintf(stderr, "xengine solve: %s: '%s' is not a number\n", a, v);
-                return XE_EXIT_USAGE;
+                return usage_exit(json, io.graph, out);
             }
             if (!strcmp(a, "--time-limit")) mo.time_limit = x;
             else if (!strcmp(a, "--gap")) mo.rel_gap = x;
             else if (x != floor(x) || x < 1 || x > 64) {
                 fprintf(stderr, "xengine solve: --threads: '%s' is not a whole number from 1 to 64\n", v);
-                return XE_EXIT_USAGE;
+                return usage_exit(json, io.graph, out);
             } else mo.threads = (int)x;
         } else if (a[0] == '-') {
             fprintf(stderr, "xengine solve: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
+            return usage_exit(json, io.graph, out);
         } else if (!io.graph) {
             io.graph = a;
         } else {
             fprintf(stderr, "xengine solve: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return usage_exit(json, io.graph, out);
         }
     }
     if (!io.graph || !out) {
         fprintf(stderr, "xengine solve: need GRAPH and -o SCHEDULE.json (try --help)\n");
-        return XE_EXIT_USAGE;
+        return usage_exit(json, io.graph, out);
     }
-    if (!(mo.time_limit > 0) || !(mo.rel_gap >= 0) || mo.threads < 1) {
-        fprintf(stderr, "xengine solve: --time-limit must be > 0, --gap >= 0, --threads >= 1\n");
-        return XE_EXIT_USAGE;
+    if (!(mo.time_limit > 0)) {
+        fprintf(stderr, "xengine solve: --time-limit: %g is not a number of seconds > 0\n", mo.time_limit);
+        return usage_exit(json, io.graph, out);
+    }
+    if (!(mo.rel_gap >= 0)) {
+        fprintf(stderr, "xengine solve: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", mo.rel_gap);
+        return usage_exit(json, io.graph, out);
     }
     /* progress lines: on a terminal, anywhere with --verbose, never with -q */
     if (!verbose && !isatty(STDERR_FILENO)) mo.progress = 0;
     xe_cli_json js = {.command = "solve", .graph = io.graph, .schedule = out};
-    int code = xe_cli_check_output(out, io.graph);
+    int code = xe_cli_check_output_inst(out, &io);
     xe_instance *in = NULL;
     if (!code) code = xe_cli_load_instance(&io, &in);
     int saved_stdout = -1;
@@ -260,6 +304,8 @@ int xe_cli_solve(int argc, char **argv)
     xe_schedule_init(&sched);
     const char *best_name = "none";
 
+    double t_start = now_s(); /* solve_time_s: the wall time of the whole solve */
+    char gb[32];
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
@@ -295,6 +341,9 @@ int xe_cli_solve(int argc, char **argv)
     else
         printf("%-10s %14s %14s %9s %9.3f  %s\n", "greedy", "-", "-", "-", t_heur, "no schedule found");
     fflush(stdout);
+    js.rows[js.nrows++] = (xe_cli_json_row){hrc == XE_OK ? which : "greedy",
+                                                   hrc == XE_OK ? "valid" : "no schedule found", heur_cost, NAN, NAN,
+                                                   t_heur};
 
     /* 3. LNS (auto: 60% of the time, lns: all of it; docs/lns.md), then the MILP */
     double lb0 = xe_bound_cheapest(in), t_lns = 0;
@@ -322,17 +371,21 @@ int xe_cli_solve(int argc, char **argv)
         }
         t_lns = lns.time_total;
         double lb = fmax(lb0, lns.bound);
-        printf("%-10s %14.6f %14.6f %8.3f%% %9.3f  %s\n", "lns", lns.objective, lb,
-               100.0 * (lns.objective - fmin(lb, lns.objective)) / lns.objective, lns.time_total,
-               lns.stop);
+        if (isfinite(lb)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", lns.objective, lb,
+                                 gap_str(rel_gap(lns.objective, lb), gb, sizeof gb), lns.time_total, lns.stop);
+        else printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "lns", lns.objective, "-", "-", lns.time_total, lns.stop);
         fflush(stdout);
+        js.rows[js.nrows++] = (xe_cli_json_row){"lns", lns.stop, lns.objective, lb, rel_gap(lns.objective, lb),
+                                                       lns.time_total};
+        /* LNS proved its schedule within --gap ("bound reached", "optimal"): no MILP */
+        if (lns.optimal || (isfinite(lb) && rel_gap(lns.objective, lb) <= mo.rel_gap)) all = lns_all = 1;
         if (lns.objective < heur_cost) {
             best = &lns.sol;
             best_name = "lns";
             heur_cost = lns.objective; /* the MILP below must beat this */
         }
         if (all) { /* report through the MILP's fields: status, bound, time */
-            mr.status = lns.optimal ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+            mr.status = lns.optimal || rel_gap(lns.objective, lb) <= mo.rel_gap ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
             mr.bound = lb;
             mr.solve_time = lns.time_total;
             mr.objective = lns.objective;
@@ -344,27 +397,59 @@ int xe_cli_solve(int argc, char **argv)
         if (t_lns > 0) mo.time_limit = fmax(1.0, mo.time_limit - t_lns);
         xe_cli_progress prog = {0};
         if (mo.progress && !verbose) xe_cli_progress_begin(&prog); /* one updating line on a terminal */
+        double t_milp0 = now_s();
         rc = xe_milp_solve(in, &mo, &mr, &err);
+        double t_milp = now_s() - t_milp0; /* wall time, also when CBC gave no answer */
         xe_cli_progress_end(&prog);
-        if (rc == XE_ESOLVER && best) {
-            fprintf(stderr, "xengine: warning: %s: %s; keeping the best schedule so far\n", io.graph, err.msg);
+        const char *no_answer = NULL; /* the MILP row's status when CBC gave no usable answer */
+        if (rc == XE_ESOLVER && best) { /* e.g. CBC crashed when its time limit stopped it */
+            fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
+                            "schedule\n", io.graph, t_milp, err.msg, best_name);
+            xe_milp_result_clear(&mr);
+            memset(&mr, 0, sizeof mr);
             mr.status = XE_MILP_NO_SOLUTION;
+            mr.objective = INFINITY;
+            mr.bound = -INFINITY;
+            no_answer = "no answer (solver process ended)";
             rc = XE_OK;
+        }
+        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && best) {
+            /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
+             * when its time limit stops it in preprocessing): keep the schedule */
+            fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
+                            "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
+                    io.graph, t_milp, best_name, best_name);
+            int nv = mr.nvars, ni = mr.nints, nr = mr.nrows;
+            xe_milp_result_clear(&mr);
+            memset(&mr, 0, sizeof mr);
+            mr.status = XE_MILP_NO_SOLUTION;
+            mr.objective = INFINITY;
+            mr.bound = -INFINITY;
+            mr.nvars = nv, mr.nints = ni, mr.nrows = nr;
+            no_answer = "infeasible claimed, refuted (ignored)";
         }
         if (rc) {
             fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
             code = xe_cli_exit_code(rc);
             goto done;
         }
+        const char *mstat = no_answer ? no_answer
+                            : mr.killed ? "stopped at the time limit (CBC overran it)"
+                                        : xe_milp_status_str(mr.status);
+        char bb[32];
+        if (isfinite(mr.bound)) snprintf(bb, sizeof bb, "%14.6f", mr.bound);
+        else snprintf(bb, sizeof bb, "%14s", "-");
+        double mgap = mr.sol.R ? rel_gap(mr.objective, mr.bound) : NAN;
         if (mr.status == XE_MILP_OPTIMAL || mr.status == XE_MILP_FEASIBLE)
-            printf("%-10s %14.6f %14.6f %8.3f%% %9.3f  %s\n", "milp", mr.objective, mr.bound, 100.0 * mr.gap,
-                   mr.solve_time, xe_milp_status_str(mr.status));
+            printf("%-10s %14.6f %s %s %9.3f  %s\n", "milp", mr.objective, bb, gap_str(mgap, gb, sizeof gb), t_milp,
+                   mstat);
         else
-            printf("%-10s %14s %14.6g %9s %9.3f  %s\n", "milp", "-", mr.bound, "-", mr.solve_time,
-                   mr.killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr.status));
+            printf("%-10s %14s %s %9s %9.3f  %s\n", "milp", "-", bb, "-", t_milp, mstat);
+        js.rows[js.nrows++] = (xe_cli_json_row){"milp", mstat, mr.sol.R ? mr.objective : NAN, mr.bound, mgap,
+                                                       t_milp};
         if (mr.killed)
             printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
-        else
+        else if (mr.nvars > 0)
             printf("           (model: %d variables, %d integer, %d rows)\n", mr.nvars, mr.nints, mr.nrows);
         if (mr.sol.R && mr.objective <= heur_cost) {
             best = &mr.sol;
@@ -409,13 +494,15 @@ int xe_cli_solve(int argc, char **argv)
     }
     /* the bound holds for every stage schedule, so it bounds the written one too */
     double bound = heur_only ? NAN : fmin(fmax(mr.bound, lb0), objective);
-    double gap = isfinite(bound) && objective > 0 ? (objective - bound) / objective : NAN;
+    double gap = rel_gap(objective, bound);
+    double t_solve = now_s() - t_start;
+    /* the outcome of the whole solve (README, --help): proven within --gap, or not */
+    const char *status = heur_only ? "heuristic only" : isfinite(gap) && gap <= mo.rel_gap ? "optimal" : "feasible";
     char extra[512], jb[32], jg[32];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %s, \"gap\": %s, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"}",
-             best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg),
-             heur_only ? t_heur : mr.solve_time,
+             best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg), t_solve,
              heur_only ? "skipped" : mr.killed ? "stopped at the time limit" : xe_milp_status_str(mr.status));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
@@ -423,11 +510,15 @@ int xe_cli_solve(int argc, char **argv)
         code = xe_cli_exit_code(rc);
         goto done;
     }
-    js = (xe_cli_json){.command = "solve", .graph = io.graph, .schedule = out, .method = best_name,
-                       .status = heur_only ? "heuristic only" : mr.killed ? "stopped at the time limit"
-                                                                          : xe_milp_status_str(mr.status),
-                       .objective = objective, .bound = bound, .gap = gap,
-                       .solve_time = heur_only ? t_heur : mr.solve_time, .in = in, .sim = &sr, .events = sched.len};
+    js.method = best_name;
+    js.status = status;
+    js.objective = objective;
+    js.bound = bound;
+    js.gap = gap;
+    js.solve_time = t_solve;
+    js.in = in;
+    js.sim = &sr;
+    js.events = sched.len;
     printf("\nschedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     printf("wrote %s (%d events)\n", out, sched.len);
@@ -440,7 +531,7 @@ done:
             close(saved_stdout);
         }
         js.exit_code = code;
-        if (code) js.status = NULL, js.method = NULL, js.sim = NULL; /* failed: no summary */
+        if (code) js.status = NULL, js.method = NULL, js.sim = NULL, js.nrows = 0; /* failed: no summary */
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK && !code) code = XE_EXIT_INTERNAL;
     }
     xe_schedule_clear(&sched);

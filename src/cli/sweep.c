@@ -41,7 +41,7 @@ static void help(FILE *f)
             "  --batch N        ONNX model: batch size (default: the file's)\n"
             "  --costs FILE     per-node, per-device costs (not with --max-batch)\n"
             "  --from P --to P --step P   GPU budgets in %% of the peak (default 100%% to\n"
-            "                   40%% in steps of 10%%)\n"
+            "                   40%% in steps of 10%%; at most 1000 budgets)\n"
             "  --time-limit S   planner seconds per point (default 10; 0: start schedules only)\n"
             "  --threads N      CBC threads (default 1)\n"
             "  --csv F          also write the table as CSV (atomically: temporary file, rename)\n"
@@ -340,6 +340,15 @@ static void progress_done(const opts *o)
 {
     if (o->progress == 2) fputs("\r\033[K", stderr);
 }
+/* Budgets from --from to --to by --step, counted up to MAX_POINTS + 1. */
+static int sweep_points(const opts *o)
+{
+    int np = 0;
+    double dir = o->to <= o->from ? -1 : 1;
+    while (np <= MAX_POINTS && dir * (o->from + dir * o->step * np - o->to) <= 1e-9 * fmax(o->from, o->to)) np++;
+    return np;
+}
+
 static int sweep_budgets(const opts *o)
 {
     xe_instance *in = NULL;
@@ -350,9 +359,8 @@ static int sweep_budgets(const opts *o)
     so.time_limit = o->time_limit;
     so.threads = o->threads;
     int64_t peak = xe_instance_norecompute_peak(in->g);
-    int np = 0;
     double dir = o->to <= o->from ? -1 : 1;
-    while (np < MAX_POINTS && dir * (o->from + dir * o->step * np - o->to) <= 1e-9 * fmax(o->from, o->to)) np++;
+    int np = sweep_points(o); /* <= MAX_POINTS: xe_cli_sweep refuses more */
     point *p = calloc((size_t)np, sizeof *p);
     if (!p) {
         xe_instance_free(in);
@@ -691,7 +699,7 @@ int xe_cli_sweep(int argc, char **argv)
                    !strcmp(a, "--threads") || !strcmp(a, "--csv") || !strcmp(a, "--plot") ||
                    !strcmp(a, "--batch-limit")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine sweep: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return XE_EXIT_USAGE;
             }
             const char *v = argv[++i];
@@ -702,7 +710,7 @@ int xe_cli_sweep(int argc, char **argv)
             } else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--step")) {
                 double x = parse_pct(v);
                 if (x < 0) {
-                    fprintf(stderr, "xengine sweep: %s: '%s' is not a percentage above 0 (e.g. 40%%)\n", a, v);
+                    fprintf(stderr, "xengine: error: %s: '%s' is not a percentage above 0 (e.g. 40%%)\n", a, v);
                     return XE_EXIT_USAGE;
                 }
                 *(a[2] == 'f' ? &o.from : a[2] == 's' ? &o.step : &o.to) = x;
@@ -711,7 +719,7 @@ int xe_cli_sweep(int argc, char **argv)
                 double x = strtod(v, &end);
                 int whole = !strcmp(a, "--threads") || !strcmp(a, "--batch-limit");
                 if (*end || end == v || !isfinite(x) || x < 0 || (whole && (x != floor(x) || x < 1 || x > 1e9))) {
-                    fprintf(stderr, "xengine sweep: %s: '%s' is not %s\n", a, v,
+                    fprintf(stderr, "xengine: error: %s: '%s' is not %s\n", a, v,
                             whole ? "a whole number >= 1" : "a number of seconds >= 0");
                     return XE_EXIT_USAGE;
                 }
@@ -720,46 +728,53 @@ int xe_cli_sweep(int argc, char **argv)
                 else o.batch_limit = (long long)x;
             }
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine sweep: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return XE_EXIT_USAGE;
         } else if (!o.io.graph) {
             o.io.graph = a;
         } else {
-            fprintf(stderr, "xengine sweep: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return XE_EXIT_USAGE;
         }
     }
     if (!o.io.graph) {
-        fprintf(stderr, "xengine sweep: need MODEL or GRAPH (try --help)\n");
+        fprintf(stderr, "xengine: error: need MODEL or GRAPH (try --help)\n");
         return XE_EXIT_USAGE;
     }
     if (o.io.inference) {
-        fprintf(stderr, "xengine sweep: --inference is not supported: sweeps plan training steps\n");
+        fprintf(stderr, "xengine: error: --inference is not supported: sweeps plan training steps\n");
         return XE_EXIT_USAGE;
     }
     if (o.io.budget && !o.max_batch) {
-        fprintf(stderr, "xengine sweep: --budget applies to --max-batch; the sweep sets budgets with "
+        fprintf(stderr, "xengine: error: --budget applies to --max-batch; the sweep sets budgets with "
                         "--from/--to/--step\n");
         return XE_EXIT_USAGE;
     }
     if (o.plot) {
         size_t n = strlen(o.plot);
         if (o.max_batch) {
-            fprintf(stderr, "xengine sweep: --plot draws the budget sweep, not --max-batch\n");
+            fprintf(stderr, "xengine: error: --plot draws the budget sweep, not --max-batch\n");
             return XE_EXIT_USAGE;
         }
         if (n < 4 || (strcasecmp(o.plot + n - 4, ".png") && strcasecmp(o.plot + n - 4, ".svg"))) {
-            fprintf(stderr, "xengine sweep: --plot: '%s' must end in .png or .svg\n", o.plot);
+            fprintf(stderr, "xengine: error: --plot: '%s' must end in .png or .svg\n", o.plot);
             return XE_EXIT_USAGE;
         }
+    }
+    if (!o.max_batch && sweep_points(&o) > MAX_POINTS) {
+        fprintf(stderr, "xengine: error: --from %g%% --to %g%% --step %g%% makes %.0f points; the maximum is %d "
+                        "(use a larger --step)\n",
+                o.from, o.to, o.step, floor(fabs(o.to - o.from) / o.step + 1e-9) + 1, MAX_POINTS);
+        return XE_EXIT_USAGE;
     }
     if (access(o.io.graph, R_OK) != 0) {
         fprintf(stderr, "xengine: error: %s: cannot read the model\n", o.io.graph);
         return XE_EXIT_INPUT;
     }
     int code = XE_EXIT_OK;
-    if (o.csv && (code = xe_cli_check_output(o.csv, o.io.graph))) return code;
-    if (o.plot && (code = xe_cli_check_output(o.plot, o.io.graph))) return code;
+    if (o.csv && (code = xe_cli_check_output_inst(o.csv, &o.io))) return code;
+    if (o.plot && (code = xe_cli_check_output_inst(o.plot, &o.io))) return code;
+    if ((code = xe_cli_check_outputs_differ(o.csv, "--csv", o.plot, "--plot"))) return code;
     o.progress = quiet ? 0 : isatty(STDERR_FILENO) ? 2 : verbose;
     return o.max_batch ? sweep_max_batch(&o) : sweep_budgets(&o);
 }

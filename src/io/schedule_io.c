@@ -246,6 +246,18 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
         if (find_dev(in, name) < 0)
             return xe_err_set(err, XE_EINVAL, "%s: %s: no device named '%s' in the instance", path,
                               what, name);
+        /* the executor's pools use the stated budget: it must be a byte count */
+        const json_t *b = json_object_get(json_array_get(devs, k), "budget");
+        int64_t v;
+        if (b && !json_is_null(b) && xe_json_as_int(b, 0, INT64_MAX, &v) != 0) {
+            char text[64];
+            if (json_is_string(b)) snprintf(text, sizeof text, "\"%.40s\"", json_string_value(b));
+            else if (json_is_number(b)) snprintf(text, sizeof text, "%g", json_number_value(b));
+            else snprintf(text, sizeof text, "of the wrong type");
+            return xe_err_set(err, json_is_number(b) ? XE_EINVAL : XE_EPARSE,
+                              "%s: %s ('%s'): budget %s is not a whole number of bytes >= 0", path, what, name,
+                              text);
+        }
     }
     return XE_OK;
 }

@@ -1,7 +1,10 @@
 /* Chen et al. 2016 ("Training deep nets with sublinear memory cost", sec. 4) as
  * Checkmate implements its baselines (core/solvers/strategy_chen.py, with S from
  * gen_s_matrix_fixed_checkpoints and R from solve_r_opt in core/utils/solver_common.py):
- * a set of checkpoint nodes fixes S, R is the cheapest recomputation that S needs. */
+ * a set of checkpoint nodes fixes S, R is the cheapest recomputation that S needs. The
+ * segment ladder follows the graph (first to last backward reader of the segment) instead
+ * of Checkmate's index arithmetic, and unused tensors are pruned, so each segment is
+ * recomputed once and every tensor freed after its last reader (docs/baselines.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +46,15 @@ static int chen_build(const xe_instance *in, int d, const uint8_t *ck, const cha
                               g->nodes[v].name);
     size_t nn = (size_t)n * (size_t)n;
     uint8_t *S = calloc(nn ? nn : 1, 1), *R = calloc(nn ? nn : 1, 1);
-    int *cks = malloc((size_t)(n + 1) * sizeof *cks);
-    if (!S || !R || !cks) {
+    int *cks = malloc((size_t)(n + 1) * sizeof *cks), *seg = malloc((size_t)(n + 1) * sizeof *seg);
+    int *first = malloc((size_t)(n + 1) * sizeof *first), *last = malloc((size_t)(n + 1) * sizeof *last);
+    if (!S || !R || !cks || !seg || !first || !last) {
         free(S);
         free(R);
         free(cks);
+        free(seg);
+        free(first);
+        free(last);
         return xe_err_set(err, XE_ENOMEM, "%s: out of memory", what);
     }
 #define SS(t, i) S[(size_t)(t) * n + (i)]
@@ -55,28 +62,47 @@ static int chen_build(const xe_instance *in, int d, const uint8_t *ck, const cha
     int nck = 0;
     for (int v = 0; v < n; v++)
         if (ck[v]) cks[nck++] = v;
-    /* backward tensors kept until their backward users (setup_implied_s_backwards) */
+    /* seg[v]: index of the segment holding forward non-checkpoint v (segments run from 0
+     * and from each checkpoint to the next one; the last one to T), -1 for checkpoints
+     * and backward nodes */
+    for (int v = 0, sg = 0; v < n; v++) {
+        if (ck[v]) sg++;
+        seg[v] = v < T && !ck[v] ? sg : -1;
+    }
+    /* backward tensors kept until their backward users (setup_implied_s_backwards); every
+     * input resident when its user's stage begins, except a segment's tensors at the first
+     * backward stage that reads its segment (recomputed there, below) */
+    for (int sg = 0; sg <= nck; sg++) first[sg] = n, last[sg] = -1;
+    for (int e = 0; e < g->m; e++) {
+        int u = g->esrc[e], v = g->edst[e];
+        if (seg[u] >= 0 && g->nodes[v].backward) {
+            if (v < first[seg[u]]) first[seg[u]] = v;
+            if (v > last[seg[u]]) last[seg[u]] = v;
+        }
+    }
     for (int e = 0; e < g->m; e++) {
         int u = g->esrc[e], v = g->edst[e];
         if (g->nodes[u].backward && g->nodes[v].backward)
             for (int t = u + 1; t <= v; t++) SS(t, u) = 1;
-        SS(v, u) = 1; /* every input resident when its user's stage begins */
+        if (!(seg[u] >= 0 && v == first[seg[u]])) SS(v, u) = 1;
     }
+    /* checkpoints kept from their stage on (the stripe) */
     for (int t = 1; t < n; t++)
         for (int c = 0; c < nck; c++)
             if (cks[c] < t) SS(t, cks[c]) = 1;
-    /* segments [start, end): start 0 and each checkpoint; end each checkpoint and T + 1 */
-    for (int sg = 0; sg <= nck; sg++) {
-        int start = sg == 0 ? 0 : cks[sg - 1], end = sg < nck ? cks[sg] : T + 1;
-        /* ladder: while the segment's backward runs, keep its forward nodes */
-        for (int x = start; x < end; x++) {
-            int t = n - x - 1;
-            if (t < 0 || t >= n) continue;
-            for (int i = start; i < (t < end ? t : end); i++) SS(t, i) = 1;
-        }
-        /* forward block: within the segment's forward pass, keep the segment */
-        for (int t = start; t <= end && t < n; t++)
-            for (int i = start; i < (t < end ? t : end); i++) SS(t, i) = 1;
+    for (int v = 0; v < T; v++) {
+        int sg = seg[v];
+        if (sg < 0) continue;
+        int end = sg < nck ? cks[sg] : T;
+        /* forward block: kept through the segment's forward pass, up to the stage of the
+         * checkpoint that closes it */
+        for (int t = v + 1; t <= end && t < n; t++) SS(t, v) = 1;
+        /* ladder: kept from the stage after the segment's first backward reader (which
+         * recomputes the segment: solve_r_opt below) to its last reader. A segment whose
+         * backward starts right after its forward block (the last one, or the one closed
+         * by the loss, as Checkmate's ladder for it) is not dropped in between */
+        int from = sg == nck || first[sg] == end + 1 ? end + 1 : first[sg] + 1;
+        for (int t = from; t <= last[sg] && t < n; t++) SS(t, v) = 1;
     }
     /* solve_r_opt: R[t][t] = 1; R[t][v] where S[t+1] keeps v but S[t] does not; then the
      * inputs of everything computed in stage t that S[t] does not hold */
@@ -98,6 +124,9 @@ static int chen_build(const xe_instance *in, int d, const uint8_t *ck, const cha
         free(S);
         free(R);
         free(cks);
+        free(seg);
+        free(first);
+        free(last);
         return xe_err_set(err, XE_ENOMEM, "%s: out of memory for %d stages", what, n);
     }
     for (int t = 0; t < n; t++)
@@ -110,6 +139,12 @@ static int chen_build(const xe_instance *in, int d, const uint8_t *ck, const cha
     free(S);
     free(R);
     free(cks);
+    free(seg);
+    free(first);
+    free(last);
+    /* Checkmate's S keeps whole segments; drop what no later step reads, so each tensor
+     * is freed after its last use as Chen's schedule (and its MXNet planner) does */
+    xe_stages_prune(in, out);
     /* structure by the stage rules; memory by the simulator (the stage accounting U counts
      * a step's outputs before its frees, so it can exceed the replay's true peak) */
     xe_err e2;

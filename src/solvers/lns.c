@@ -93,6 +93,20 @@ static int sim_ok(const xe_instance *in, const xe_stages *st, xe_err *err)
     return rc;
 }
 
+/* One progress line on stderr, as the MILP's ("[milp] ..."): elapsed seconds,
+ * incumbent, bound and gap ("-" when unknown), neighbourhoods tried, and why. */
+static void progress_line(const xe_lns_result *res, double elapsed, const char *why)
+{
+    char bnd[32] = "-", gap[32] = "-";
+    if (isfinite(res->bound)) {
+        snprintf(bnd, sizeof bnd, "%.6g", res->bound);
+        double g = res->objective > 0 ? (res->objective - fmin(res->bound, res->objective)) / res->objective : 0;
+        snprintf(gap, sizeof gap, "%.2f%%", 100.0 * g);
+    }
+    fprintf(stderr, "[lns]  %7.1fs  incumbent %-12.6g bound %-12s gap %-8s %d neighbourhoods%s\n", elapsed,
+            res->objective, bnd, gap, res->iterations, why);
+}
+
 int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opts *o, xe_lns_result *res,
                  xe_err *err)
 {
@@ -148,7 +162,13 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     int pos = (int)(splitmix(&rng) % (uint64_t)n);
     int fails_w = 0, fails_n = 0; /* neighbourhoods of each kind tried since their last gain */
     double deadline = t0 + o->time_limit;
+    double last_line = t0; /* progress: a line at least about once a second */
+    if (o->progress) progress_line(res, 0.0, " (start)");
     for (int it = 0; !res->optimal; it++) {
+        if (o->progress && now_s() - last_line >= 1.0) {
+            last_line = now_s();
+            progress_line(res, last_line - t0, "");
+        }
         double left = deadline - now_s();
         if (left < 0.05) break;
         if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
@@ -226,9 +246,11 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 int k = res->ntrace < 64 ? res->ntrace++ : 63;
                 res->trace_t[k] = res->time_best;
                 res->trace_obj[k] = res->objective;
-                if (o->progress)
-                    fprintf(stderr, "[lns]  %7.1fs  incumbent %-12.6g %s\n", now_s() - t0, res->objective,
-                            nodes_kind ? "(node neighbourhood)" : "(stage window)");
+                if (o->progress) {
+                    last_line = now_s();
+                    progress_line(res, last_line - t0,
+                                  nodes_kind ? " (improved: node neighbourhood)" : " (improved: stage window)");
+                }
             }
         }
         int solved = mr.status == XE_MILP_OPTIMAL && !mr.killed;
@@ -284,6 +306,11 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     res->time_total = now_s() - t0;
     if (res->optimal) res->stop = "optimal";
     else if (!res->stop) res->stop = "time limit";
+    if (o->progress) {
+        char why[48];
+        snprintf(why, sizeof why, " (%s)", res->stop);
+        progress_line(res, res->time_total, why);
+    }
     return XE_OK;
 }
 

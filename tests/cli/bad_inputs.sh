@@ -38,11 +38,11 @@ expect no-file 2 "nonexistent.json" -- solve "$tmp/nonexistent.json" -o "$tmp/ou
 # tiny_graph: conv1_grad reads conv1 (1000 B), relu1_grad (1000 B) and writes 1000 B, so
 # no schedule fits under 3000 B on the only device: the message gives that figure.
 expect below-footprint 3 "infeasible.*at least 2.93 KiB (3000 B)" -- solve tests/data/tiny_graph.json --devices gpu --budget 2999 -o "$tmp/out.json"
-expect bad-budget 2 "--budget.*not a size" -- solve tests/data/tiny_graph.json --budget lots -o "$tmp/out.json"
+expect bad-budget 1 "--budget.*not a size" -- solve tests/data/tiny_graph.json --budget lots -o "$tmp/out.json"
 expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --devices "$d/bad_budget.json" -o "$tmp/out.json"
 expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"
 expect missing-value 1 "time-limit needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --time-limit
-expect budget-missing-value 1 "solve: --budget needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --budget
+expect budget-missing-value 1 "xengine: error: --budget needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --budget
 expect fractional-threads 1 "threads: '1.5' is not a whole number" -- solve tests/data/tiny_graph.json --threads 1.5 -o "$tmp/out.json"
 expect sim-unknown-device 2 "schedule_unknown_device.json" -- simulate tests/data/tiny_graph.json "$d/schedule_unknown_device.json"
 
@@ -56,7 +56,7 @@ printf '{"format":"xengine-costs","compute":{"conv1":{"gpu":null,"cpu":null}}}' 
 expect runs-nowhere 2 "can run on no device" -- solve tests/data/tiny_graph.json --costs "$tmp/nowhere.json" -o "$tmp/out.json"
 
 # sizes that would overflow 64-bit sums are refused where they enter
-expect budget-overflow 2 "budget 1e30%: device gpu: budget above 9e18 bytes" -- solve tests/data/tiny_graph.json --budget 1e30% -o "$tmp/out.json"
+expect budget-overflow 1 "budget 1e30%: device gpu: budget above 9e18 bytes" -- solve tests/data/tiny_graph.json --budget 1e30% -o "$tmp/out.json"
 sed 's/"mem": 1000, "param_mem": 64/"mem": 9223372036854775807, "param_mem": 64/' tests/data/tiny_graph.json > "$tmp/huge.json"
 expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$tmp/huge.json" -o "$tmp/out.json"
 
@@ -76,6 +76,13 @@ else
 fi
 # the same schedule under a smaller budget must be rejected by the simulator
 expect sim-overflow 2 "memory on gpu would be" -- simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 2500
+# budgets the schedule file states must be byte counts (not silently ignored)
+for bad in -5 '"abc"' 1e300; do
+  sed "0,/\"budget\": [0-9]*/s//\"budget\": $bad/" "$tmp/good.json" >"$tmp/badbudget.json"
+  shown=${bad//\"/}
+  [ "$bad" = 1e300 ] && shown=1e+300
+  expect "sim-stated-budget-$shown" 2 "badbudget.json: device 0 ('gpu'): budget \"\\{0,1\}$shown\"\\{0,1\} is not a whole number of bytes" -- simulate tests/data/tiny_graph.json "$tmp/badbudget.json" --devices gpu --budget 3000
+done
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -47,6 +47,29 @@ sed '0,/"budget": [0-9]*/s//"budget": 100/' "$tmp/plan.json" >"$tmp/small.json"
 "$xe" run "$model" "$tmp/small.json" --devices "$devs" --costs "$tmp/costs.json" >"$tmp/small.out" 2>"$tmp/small.err"
 check "over-budget schedule exits 3" test $? -eq 3
 check "pool names device and budget" grep -q 'device cpu1: allocating .* over the budget of 100 B' "$tmp/small.err"
+check "one error line, with the simulator's reason" \
+  test "$(wc -l <"$tmp/small.err")" -eq 1 -a "$(grep -c 'the simulator rejects the schedule too: .*budget 100' "$tmp/small.err")" -eq 1
+
+# a batch-2 plan with no room to spare run at batch 4: the pool refuses, one line
+sed 's/400%/100%/' "$devs" >"$tmp/dev100.json"
+"$xe" solve "$model" --batch 2 --devices "$tmp/dev100.json" -q -o "$tmp/b2.json" >/dev/null 2>&1
+check "batch-2 plan solves" test $? -eq 0
+"$xe" run "$model" "$tmp/b2.json" --batch 4 --devices "$tmp/dev100.json" >"$tmp/b4.out" 2>"$tmp/b4.err"
+check "batch-2 plan at batch 4 exits 3" test $? -eq 3
+check "batch-2 plan at batch 4: one error line" \
+  test "$(wc -l <"$tmp/b4.err")" -eq 1 -a "$(grep -c '^xengine: error: .*over the budget.*the simulator rejects' "$tmp/b4.err")" -eq 1
+
+# budgets the schedule file states must be byte counts: refused, exit 2, one line
+for bad in -5 '"abc"' 1e300 2.5; do
+  shown=${bad//\"/}
+  [ "$bad" = 1e300 ] && shown=1e+300
+  sed "0,/\"budget\": [0-9]*/s//\"budget\": $bad/" "$tmp/plan.json" >"$tmp/badbudget.json"
+  "$xe" run "$model" "$tmp/badbudget.json" --devices "$devs" >"$tmp/bb.out" 2>"$tmp/bb.err"
+  rc=$?
+  check "run refuses stated budget $bad (exit 2, one line naming file, device, value)" \
+    test "$rc" -eq 2 -a "$(wc -l <"$tmp/bb.err")" -eq 1 -a \
+    "$(grep -c "badbudget.json: device 0 ('cpu1'): budget \"\\{0,1\}$shown\"\\{0,1\} is not a whole number of bytes" "$tmp/bb.err")" -eq 1
+done
 
 "$xe" run "$model" >/dev/null 2>&1
 check "run without a schedule is a usage error" test $? -eq 1

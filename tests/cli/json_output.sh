@@ -16,8 +16,9 @@ one_line() { if [ "$(wc -l <"$2")" -eq 1 ] && head -c1 "$2" | grep -q '{' && tai
 g=tests/data/tiny_graph.json
 # gpu+cpu preset, gpu budget 3000 B: every node on the gpu (2.5 + 0.5 + 1 + 0.75 + 5 =
 # 9.75 ms) and conv1 parked on the cpu and brought back (2 copies of 1000 B at 10 us +
-# 1000 / 16e9 s each): 9.770125 ms, optimal; gpu peak 3000 B = its budget.
-"$xe" solve "$g" --devices gpu+cpu --budget 3000 --json -o "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"
+# 1000 / 16e9 s each): 9.770125 ms, optimal; gpu peak 3000 B = its budget. (--method milp:
+# auto would stop after LNS, which solves this 5-node model whole and proves it optimal.)
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method milp --json -o "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "solve --json: exit 0" || bad "solve --json: exit $rc"
 one_line "solve --json: one line" "$tmp/out"
@@ -25,6 +26,7 @@ has "solve --json: status" '"status":"optimal","exit_code":0' "$tmp/out"
 has "solve --json: objective" '"objective_s":0.00977012499999' "$tmp/out"
 has "solve --json: gap 0" '"gap":0.0' "$tmp/out"
 has "solve --json: method" '"method":"milp"' "$tmp/out"
+has "solve --json: milp row" '{"method":"milp","status":"optimal","objective_s":0.00977012499999' "$tmp/out"
 has "solve --json: counts" '"events":14,"computes":5,"recomputes":0,"copies":2,"frees":7' "$tmp/out"
 has "solve --json: gpu" '{"name":"gpu","kind":"gpu","budget_bytes":3000,"peak_bytes":3000,"use":1.0,' "$tmp/out"
 # cpu budget: 4 x the no-recomputation peak 3008 B = 12032 B; conv1 (1000 B) parked there
@@ -54,16 +56,16 @@ has "invalid --json: status" '"status":"invalid schedule","exit_code":2' "$tmp/o
 has "bad input --json" '"status":"bad input","exit_code":2' "$tmp/out"
 
 # progress: none when stderr is not a terminal, lines with --verbose, none with -q -v
-"$xe" solve "$g" --devices gpu+cpu --budget 3000 -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method milp -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
 [ "$(grep -c '^\[milp\]' "$tmp/err")" -eq 0 ] && ok "no progress off a terminal" || bad "progress off a terminal: $(cat "$tmp/err")"
-"$xe" solve "$g" --devices gpu+cpu --budget 3000 --verbose -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method milp --verbose -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
 [ "$(grep -c '^\[milp\]' "$tmp/err")" -ge 1 ] && ok "--verbose: progress lines" || bad "--verbose: no progress"
-"$xe" solve "$g" --devices gpu+cpu --budget 3000 --verbose -q -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method milp --verbose -q -o "$tmp/p.json" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ] && ok "-q wins over --verbose" || bad "-q: stderr $(cat "$tmp/err")"
 
 # on a terminal (a pty from script(1)): the progress line is rewritten in place
 if command -v script >/dev/null 2>&1; then
-  script -qec "\"$xe\" solve $g --devices gpu+cpu --budget 3000 -o \"$tmp/t.json\" >/dev/null" /dev/null >"$tmp/tty" 2>&1
+  script -qec "\"$xe\" solve $g --devices gpu+cpu --budget 3000 --method milp -o \"$tmp/t.json\" >/dev/null" /dev/null >"$tmp/tty" 2>&1
   if grep -q $'\r\\[milp\\]' "$tmp/tty" && grep -q $'\033\\[K' "$tmp/tty" && ! grep -q '^\[milp\]' "$tmp/tty"; then
     ok "terminal: one updating progress line"
   else
@@ -72,6 +74,61 @@ if command -v script >/dev/null 2>&1; then
 else
   echo "skip terminal check: script(1) is not installed"
 fi
+
+# usage errors with --json: the object still comes (status "usage", exit 1), and each bad
+# option value is named on its own
+"$xe" solve "$g" --frob --json -o "$tmp/u.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && ok "usage --json: exit 1" || bad "usage --json: exit $rc"
+one_line "usage --json: one line" "$tmp/out"
+has "usage --json: status" '"command":"solve","status":"usage","exit_code":1' "$tmp/out"
+has "usage --json: message on stderr" "unknown option '--frob'" "$tmp/err"
+"$xe" solve "$g" --time-limit 0 --json -o "$tmp/u.json" >"$tmp/out" 2>"$tmp/err"
+has "--time-limit 0: usage object" '"status":"usage","exit_code":1' "$tmp/out"
+if grep -q -- '--time-limit' "$tmp/err" && ! grep -q -- '--gap' "$tmp/err"; then ok "--time-limit 0: names that option only"; else bad "--time-limit 0: $(cat "$tmp/err")"; fi
+"$xe" solve "$g" --gap -1 -o "$tmp/u.json" >/dev/null 2>"$tmp/err"
+if grep -q -- '--gap' "$tmp/err" && ! grep -q -- '--time-limit' "$tmp/err"; then ok "--gap -1: names that option only"; else bad "--gap -1: $(cat "$tmp/err")"; fi
+
+# auto, default budget (3008 B: no memory pressure): every node once on the gpu, 9.75 ms =
+# the cheapest-device bound, so LNS stops at once ("bound reached") and no MILP runs; the
+# status is that of the whole solve, and methods[] holds each method's own row
+"$xe" solve "$g" --devices gpu+cpu --json -o "$tmp/a.json" >"$tmp/out" 2>"$tmp/err"
+has "auto, bound reached: optimal" '"status":"optimal","exit_code":0' "$tmp/out"
+has "auto, bound reached: objective 9.75 ms" '"objective_s":0.00975,"bound_s":0.00975,"gap":0.0' "$tmp/out"
+has "auto, bound reached: lns row" '{"method":"lns","status":"bound reached","objective_s":0.00975,' "$tmp/out"
+if grep -q '"method":"milp"' "$tmp/out"; then bad "auto, bound reached: the MILP ran: $(cat "$tmp/out")"; else ok "auto, bound reached: no MILP"; fi
+
+# a zero-cost graph: objective 0, bound 0: the gap is 0, never nan
+cat >"$tmp/zero.json" <<'EOF2'
+{"format": "xengine-graph", "version": 1, "name": "zero",
+ "nodes": [{"name": "a", "op": "Conv", "backward": false, "mem": 1000, "cost": 0},
+           {"name": "b", "op": "Relu", "mem": 1000, "cost": 0},
+           {"name": "b_grad", "op": "ReluGrad", "backward": true, "mem": 1000, "cost": 0}],
+ "edges": [[0, 1], [1, 2], [0, 2]]}
+EOF2
+"$xe" solve "$tmp/zero.json" -o "$tmp/z.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "zero cost: exit 0" || bad "zero cost: exit $rc: $(cat "$tmp/err")"
+if grep -qi 'nan\|inf' "$tmp/out"; then bad "zero cost: nan/inf in the table: $(cat "$tmp/out")"; else ok "zero cost: no nan in the table"; fi
+if grep -qE '^lns +0\.000000 +0\.000000 +0\.000% ' "$tmp/out"; then ok "zero cost: lns gap 0.000%"; else bad "zero cost: $(cat "$tmp/out")"; fi
+
+# LNS with -v: progress lines at least about once a second (incumbent, bound, gap,
+# neighbourhoods), not only on improvement; resnet18 at batch 32 and 50%: its schedules
+# recompute, so the cheapest-device bound (no recomputation) stays below the incumbent
+# and LNS cannot prove it: status "feasible" with a positive gap; solve_time_s is the
+# wall time of the whole solve (>= the 2 s limit)
+"$xe" solve tests/data/onnx/resnet18.onnx --batch 32 --budget 50% --method lns --time-limit 2 -v --json \
+    -o "$tmp/l.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "lns -v: exit 0" || bad "lns -v: exit $rc: $(cat "$tmp/err")"
+n=$(grep -cE '^\[lns\] +[0-9.]+s  incumbent [0-9.e-]+ +bound [0-9.e-]+ +gap [0-9.]+% +[0-9]+ neighbourhoods' "$tmp/err")
+[ "$n" -ge 3 ] && ok "lns -v: $n progress lines (start, each second, end)" || bad "lns -v: $n progress lines: $(cat "$tmp/err")"
+has "lns -v: final line" "neighbourhoods (time limit)" "$tmp/err"
+has "lns: whole-solve status" '"status":"feasible","exit_code":0' "$tmp/out"
+st=$(sed -n 's/.*"solve_time_s":\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+gp=$(sed -n 's/.*"method":"lns","status":"[^"]*","objective_s":[^,]*,"bound_s":[^,]*,"gap":\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+awk -v t="$st" 'BEGIN { exit !(t >= 1.9 && t < 10) }' && ok "lns: solve_time_s $st is the whole solve" || bad "lns: solve_time_s '$st'"
+awk -v g="$gp" 'BEGIN { exit !(g > 0.001) }' && ok "lns: gap $gp > 0" || bad "lns: gap '$gp': $(cat "$tmp/out")"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Output paths and bad option values of export-graph, sweep, profile, simulate:
+#  - an output may never replace an input (graph, devices file, costs file) nor another
+#    output of the same command, under any spelling (path, ./path, symlink, hard link);
+#  - "-" and unwritable places (/proc) are refused before anything is printed on stdout;
+#  - a bad value on the command line is a usage error: exit 1, one line
+#    "xengine: error: ...", stdout empty;
+#  - a sweep of more than 1000 budgets is refused up front, not cut short.
+# Each case checks the exit code, exactly one stderr line matching a pattern, an empty
+# stdout, and that every file in the work directory is byte for byte what it was.
+set -u
+xe=${1:?usage: outputs.sh PATH_TO_XENGINE}
+case $xe in /*) ;; *) xe=$PWD/$xe ;; esac # the cases run in another directory
+root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+g=$root/tests/data/tiny_graph.json
+r18=$root/tests/data/onnx/resnet18.onnx
+w=$tmp/w
+mkdir "$w"
+cp "$root/tests/data/tiny_devices.json" "$w/dev.json"
+cp "$root/tests/data/tiny_costs.json" "$w/costs.json"
+ln -s dev.json "$w/devlink.json"
+ln "$w/costs.json" "$w/costshard.json"
+snapshot() { (cd "$w" && find . -type f -o -type l | sort | xargs md5sum 2>/dev/null; ls -la | awk '{print $1, $NF}'); }
+before=$(snapshot)
+
+# expect NAME CODE PATTERN -- ARGS... (run in $w)
+expect() {
+  local name=$1 code=$2 pattern=$3
+  shift 4
+  (cd "$w" && "$xe" "$@") >"$tmp/stdout" 2>"$tmp/stderr"
+  local rc=$? lines out after
+  lines=$(wc -l <"$tmp/stderr")
+  out=$(wc -c <"$tmp/stdout")
+  after=$(snapshot)
+  if [ "$rc" -eq "$code" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$tmp/stderr" && [ "$out" -eq 0 ] &&
+     [ "$after" = "$before" ]; then
+    passes=$((passes + 1))
+    echo "ok   $name: $(cat "$tmp/stderr")"
+  else
+    fails=$((fails + 1))
+    echo "FAIL $name: exit $rc (want $code), $lines stderr lines, $out stdout bytes, want /$pattern/:"
+    sed 's/^/     /' "$tmp/stderr" "$tmp/stdout"
+    [ "$after" = "$before" ] || echo "     the work directory changed"
+  fi
+}
+
+# 1. outputs against inputs and against each other
+expect sweep-csv-is-devices 1 "dev.json: is the devices file" -- sweep "$g" --devices dev.json --csv dev.json
+expect sweep-csv-is-devices-dot 1 "is the devices file" -- sweep "$g" --devices dev.json --csv ./dev.json
+expect sweep-csv-is-devices-symlink 1 "is the devices file" -- sweep "$g" --devices devlink.json --csv "$w/dev.json"
+expect sweep-csv-is-costs-hardlink 1 "costshard.json: is the costs file" -- sweep "$g" --costs costs.json --csv costshard.json
+expect sweep-csv-is-plot 1 "same.svg: given to both --csv and --plot" -- sweep "$g" --csv same.svg --plot same.svg
+expect sweep-csv-is-plot-dot 1 "given to both --csv and --plot" -- sweep "$g" --csv same.svg --plot ./same.svg
+expect sweep-csv-is-graph 1 "is the input graph" -- sweep "$g" --csv "$g"
+expect export-out-is-costs-out 1 "e.json: given to both -o and --costs-out" -- export-graph "$r18" -o e.json --costs-out e.json
+expect export-out-is-devices 1 "is the devices file" -- export-graph "$g" --devices dev.json -o dev.json
+expect export-costs-out-is-costs 1 "is the costs file" -- export-graph "$g" --costs costs.json -o e.json --costs-out costs.json
+expect profile-out-is-devices 1 "is the devices file" -- profile "$r18" --devices dev.json -o dev.json
+expect sweep-csv-stdout 1 "'-': output to stdout is not supported" -- sweep "$g" --csv -
+expect export-stdout 1 "'-': output to stdout is not supported" -- export-graph "$g" -o -
+expect sweep-csv-proc 1 "/proc/o.csv: cannot create a file there" -- sweep "$g" --csv /proc/o.csv
+expect export-proc 1 "/proc/o.json: cannot create a file there" -- export-graph "$g" -o /proc/o.json
+
+# 2. more budgets than the sweep takes: (100 - 40) / 0.001 + 1 = 60001 > 1000; and
+#    (100 - 40) / 0.06 + 1 = 1001, one over
+expect sweep-too-many 1 "makes 60001 points; the maximum is 1000" -- sweep "$g" --time-limit 0 --step 0.001%
+expect sweep-one-too-many 1 "makes 1001 points; the maximum is 1000" -- sweep "$g" --time-limit 0 --step 0.06%
+
+# 3. bad values on the command line: exit 1, "xengine: error: "
+expect budget-abc 1 "^xengine: error: --budget: budget \"abc\" is not a size" -- sweep "$g" --max-batch --budget abc
+expect simulate-budget-abc 1 "^xengine: error: --budget: budget \"abc\" is not a size" -- simulate "$g" x.json --budget abc
+expect export-batch-zero 1 "^xengine: error: --batch: '0' is not a whole number" -- export-graph "$r18" --batch 0 -o e.json
+expect profile-batch-zero 1 "^xengine: error: --batch: '0' is not a whole number" -- profile "$r18" --batch 0 -o e.json
+expect profile-threads-zero 1 "^xengine: error: --threads: '0' is not a list of whole numbers" -- profile "$r18" --threads 0 -o e.json
+expect run-threads-abc 1 "^xengine: error: --threads: 'a,b' is not a list" -- run "$r18" x.json --threads a,b
+expect sweep-from-abc 1 "^xengine: error: --from: 'abc' is not a percentage" -- sweep "$g" --from abc
+expect sweep-time-limit-abc 1 "^xengine: error: --time-limit: 'abc' is not a number" -- sweep "$g" --time-limit abc
+expect profile-runs-zero 1 "^xengine: error: --runs must be a whole number from 1" -- profile "$r18" --runs 0 -o e.json
+expect run-repeat-zero 1 "^xengine: error: --repeat must be a whole number from 1" -- run "$r18" x.json --repeat 0
+expect export-budget-missing 1 "^xengine: error: --budget needs a value" -- export-graph "$g" -o e.json --budget
+
+# 6. hints
+expect devices-missing-file 2 "--devices foo: no such file (--devices takes a devices file or a preset: gpu, cpu, gpu+cpu)" -- export-graph "$g" --devices foo -o e.json
+expect profile-json-graph 1 "tiny_graph.json: profile needs an ONNX model" -- profile "$g" -o e.json
+expect run-json-graph 1 "tiny_graph.json: run needs an ONNX model" -- run "$g" x.json
+if "$xe" simulate --help | grep -q -- "--batch N] \[--inference\]"; then
+  passes=$((passes + 1)); echo "ok   simulate-help-batch"
+else
+  fails=$((fails + 1)); echo "FAIL simulate-help-batch: simulate --help does not list --batch and --inference"
+fi
+
+# and the same commands still write where they should
+if (cd "$w" && "$xe" export-graph "$g" --devices dev.json -o new.json --costs-out newcosts.json >/dev/null 2>&1) &&
+   grep -q '"xengine-graph"' "$w/new.json" && grep -q '"xengine-costs"' "$w/newcosts.json"; then
+  passes=$((passes + 1)); echo "ok   export-writes-both"
+else
+  fails=$((fails + 1)); echo "FAIL export-writes-both"
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

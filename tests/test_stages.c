@@ -1,12 +1,19 @@
-/* Stage matrices: pruning of what nothing reads (hand-built cases). */
+/* Stage matrices: pruning of what nothing reads (hand-built cases); the event list of
+ * xe_stages_to_schedule and the U / FREE accounting of xe_stages_eval against slow,
+ * literal reference implementations written here (random valid matrices and the
+ * heuristic's, 1 and 2 devices). */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "support/randinst.h"
+#include "xengine/solvers.h"
 #include "xengine/stages.h"
 
 /* Chain 0 -> 1 -> 2 -> 3 (10 bytes each, cost 1), one device, budget 100. */
@@ -86,11 +93,375 @@ static void test_prune_unread_checkpoint(void **state)
     xe_instance_free(in);
 }
 
+/* ---- Reference implementations: direct transcriptions of the definitions in
+ * include/xengine/stages.h, no precomputation, O(T n^2) and worse. ---- */
+
+static int is_pred(const xe_graph *g, int i, int j) /* edge i -> j */
+{
+    for (int p = g->pred_off[j]; p < g->pred_off[j + 1]; p++)
+        if (g->pred[p] == i) return 1;
+    return 0;
+}
+
+static int ref_cin(const xe_stages *st, int t, int i, int d)
+{
+    int c = 0;
+    for (int e = 0; e < st->ndev; e++)
+        if (e != d) c += *xe_C(st, t, i, e, d);
+    return c;
+}
+
+static int ref_cout(const xe_stages *st, int t, int i, int d)
+{
+    int c = 0;
+    for (int e = 0; e < st->ndev; e++)
+        if (e != d) c += *xe_C(st, t, i, d, e);
+    return c;
+}
+
+static int ref_keep(const xe_stages *st, int t, int i, int d) { return t + 1 < st->n && *xe_S(st, t + 1, i, d); }
+
+/* some user j of i, k < j <= t, computed on d in stage t */
+static int ref_used_after(const xe_graph *g, const xe_stages *st, int t, int i, int k, int d)
+{
+    for (int j = k + 1; j <= t; j++)
+        if (*xe_R(st, t, j, d) && is_pred(g, i, j)) return 1;
+    return 0;
+}
+
+/* last step of stage t touching i on d, or -1 */
+static int ref_last_touch(const xe_graph *g, const xe_stages *st, int t, int i, int d)
+{
+    for (int j = t; j > i; j--)
+        if (*xe_R(st, t, j, d) && is_pred(g, i, j)) return j;
+    if (*xe_R(st, t, i, d) || ref_cin(st, t, i, d) || ref_cout(st, t, i, d)) return i;
+    return -1;
+}
+
+static void ev_push(xe_event *ev, int *len, int cap, xe_event_kind k, int v, int d, int e)
+{
+    assert_true(*len < cap);
+    ev[*len].kind = k;
+    ev[*len].node = v;
+    ev[*len].dev = d;
+    ev[*len].dst = e;
+    (*len)++;
+}
+
+/* The event list of xe_stages_to_schedule's contract, for valid st. */
+static int ref_schedule(const xe_instance *in, const xe_stages *st, xe_event *ev, int cap)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev, len = 0;
+    uint8_t *res = calloc((size_t)n * D, 1);
+    assert_non_null(res);
+    for (int t = 0; t < n; t++) {
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < D; d++) {
+                assert_int_equal(res[i * D + d], i < t ? *xe_S(st, t, i, d) : 0);
+                if (res[i * D + d] && ref_last_touch(g, st, t, i, d) < 0 && !ref_keep(st, t, i, d)) {
+                    ev_push(ev, &len, cap, XE_EV_FREE, i, d, -1);
+                    res[i * D + d] = 0;
+                }
+            }
+        for (int k = 0; k <= t; k++) {
+            for (int d = 0; d < D; d++)
+                if (*xe_R(st, t, k, d)) {
+                    ev_push(ev, &len, cap, XE_EV_COMPUTE, k, d, -1);
+                    res[k * D + d] = 1;
+                }
+            for (int d = 0; d < D; d++)
+                for (int e = 0; e < D; e++)
+                    if (e != d && *xe_C(st, t, k, d, e)) {
+                        ev_push(ev, &len, cap, XE_EV_COPY, k, d, e);
+                        res[k * D + e] = 1;
+                    }
+            for (int i = 0; i <= k; i++)
+                for (int d = 0; d < D; d++)
+                    if (res[i * D + d] && ref_last_touch(g, st, t, i, d) == k && !ref_keep(st, t, i, d)) {
+                        ev_push(ev, &len, cap, XE_EV_FREE, i, d, -1);
+                        res[i * D + d] = 0;
+                    }
+        }
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < D; d++)
+                if (res[i * D + d] && !ref_keep(st, t, i, d)) {
+                    ev_push(ev, &len, cap, XE_EV_FREE, i, d, -1);
+                    res[i * D + d] = 0;
+                }
+    }
+    free(res);
+    return len;
+}
+
+/* U and FREE of xe_stages_eval's contract (same summation order, so equal doubles). */
+static void ref_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_t *FREE)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev;
+    memset(FREE, 0, (size_t)n * n * n * D);
+    for (int t = 0; t < n; t++)
+        for (int d = 0; d < D; d++) {
+            double u = 0;
+            for (int i = 0; i < t; i++) u += (double)g->nodes[i].mem * *xe_S(st, t, i, d);
+            for (int k = 0; k <= t; k++) {
+                u += (double)g->nodes[k].mem * (*xe_R(st, t, k, d) + ref_cin(st, t, k, d));
+                U[((int64_t)t * n + k) * D + d] = u;
+                int act = *xe_R(st, t, k, d) + ref_cin(st, t, k, d) + ref_cout(st, t, k, d);
+                if (act && !ref_keep(st, t, k, d) && !ref_used_after(g, st, t, k, k, d)) {
+                    u -= (double)g->nodes[k].mem;
+                    FREE[(((int64_t)t * n + k) * n + k) * D + d] = 1;
+                }
+                if (!*xe_R(st, t, k, d)) continue;
+                for (int i = 0; i < k; i++)
+                    if (is_pred(g, i, k) && !ref_keep(st, t, i, d) && !ref_used_after(g, st, t, i, k, d)) {
+                        u -= (double)g->nodes[i].mem;
+                        FREE[(((int64_t)t * n + i) * n + k) * D + d] = 1;
+                    }
+            }
+        }
+}
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int present(const xe_stages *st, int t, int i, int d)
+{
+    return (i < t && *xe_S(st, t, i, d)) || *xe_R(st, t, i, d) || ref_cin(st, t, i, d);
+}
+
+/* Makes i present on d in stage t (need-driven, processed from late steps to early):
+ * a checkpoint where stage t-1 had it, else a copy from a device holding it, else a
+ * (re)computation on d or on a device that can run it plus a copy. Marks the inputs of
+ * a computation as needed on its device. */
+static void make_present(const xe_instance *in, xe_stages *st, const uint8_t *prev, uint8_t *need, int t, int i,
+                         int d, uint64_t *s)
+{
+    const xe_graph *g = in->g;
+    int D = st->ndev;
+    if (present(st, t, i, d)) return;
+    if (prev[i * D + d]) {
+        *xe_S(st, t, i, d) = 1;
+        return;
+    }
+    int src = -1;
+    for (int e = 0; e < D && src < 0; e++)
+        if (e != d && ((i < t && *xe_S(st, t, i, e)) || *xe_R(st, t, i, e))) src = e;
+    for (int e = 0; e < D && src < 0; e++)
+        if (e != d && prev[i * D + e]) {
+            *xe_S(st, t, i, e) = 1;
+            src = e;
+        }
+    if (src < 0) {
+        int c = d;
+        if (!xe_can_run(in, i, d) || (D > 1 && mix(s) % 4 == 0))
+            for (int e = 0; e < D; e++)
+                if (e != d && xe_can_run(in, i, e) && !present(st, t, i, e)) c = e;
+        if (!xe_can_run(in, i, c)) c = d;
+        assert_true(xe_can_run(in, i, c));
+        *xe_R(st, t, i, c) = 1;
+        for (int p = g->pred_off[i]; p < g->pred_off[i + 1]; p++) need[g->pred[p] * D + c] = 1;
+        if (c == d) return;
+        src = c;
+    }
+    *xe_C(st, t, i, src, d) = 1;
+}
+
+/* Random structurally valid stage matrices (budgets ignored). */
+static void random_stages(const xe_instance *in, xe_stages *st, uint64_t seed)
+{
+    const xe_graph *g = in->g;
+    int n = g->n, D = in->ndev;
+    uint64_t s = seed;
+    assert_int_equal(xe_stages_init(st, n, D), XE_OK);
+    uint8_t *prev = calloc((size_t)n * D, 1), *need = calloc((size_t)n * D, 1);
+    assert_non_null(prev);
+    assert_non_null(need);
+    for (int t = 0; t < n; t++) {
+        memset(need, 0, (size_t)n * D);
+        for (int i = 0; i < t; i++) /* random checkpoints among what stage t-1 held */
+            for (int d = 0; d < D; d++)
+                if (prev[i * D + d] && mix(&s) % 3 == 0) *xe_S(st, t, i, d) = 1;
+        for (int d = 0; d < D; d++) /* node t on one or more devices that can run it */
+            if (xe_can_run(in, t, d) && (mix(&s) % 2 == 0 || !need[t * D + d])) {
+                need[t * D + d] = 1;
+                if (mix(&s) % 2) break;
+            }
+        int any = 0;
+        for (int d = 0; d < D; d++) any |= need[t * D + d];
+        assert_true(any);
+        for (int d = 0; d < D; d++)
+            if (need[t * D + d]) {
+                *xe_R(st, t, t, d) = 1;
+                for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++) need[g->pred[p] * D + d] = 1;
+            }
+        for (int k = t - 1; k >= 0; k--)
+            for (int d = 0; d < D; d++)
+                if (need[k * D + d]) make_present(in, st, prev, need, t, k, d, &s);
+        for (int k = 0; k <= t; k++) { /* extra recomputations and copies, forward */
+            for (int d = 0; d < D; d++) {
+                if (k == t || present(st, t, k, d) || !xe_can_run(in, k, d) || mix(&s) % 5) continue;
+                int ok = 1;
+                for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) ok &= present(st, t, g->pred[p], d);
+                if (ok) *xe_R(st, t, k, d) = 1;
+            }
+            for (int d = 0; d < D; d++)
+                for (int e = 0; e < D; e++)
+                    if (e != d && ((k < t && *xe_S(st, t, k, d)) || *xe_R(st, t, k, d)) && !present(st, t, k, e) &&
+                        mix(&s) % 3 == 0)
+                        *xe_C(st, t, k, d, e) = 1;
+        }
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < D; d++) prev[i * D + d] = i <= t && present(st, t, i, d);
+    }
+    free(prev);
+    free(need);
+}
+
+/* Library vs reference: event list event for event, U and FREE. */
+static void compare(const xe_instance *in, const xe_stages *st)
+{
+    int n = st->n, D = st->ndev;
+    xe_err err = {{0}};
+    size_t nu = (size_t)n * n * D;
+    double *U = malloc(nu * sizeof *U), *Uref = malloc(nu * sizeof *Uref);
+    uint8_t *F = malloc(nu * n), *Fref = malloc(nu * n);
+    assert_true(U && Uref && F && Fref);
+    for (size_t q = 0; q < nu; q++) U[q] = Uref[q] = -1.0; /* entries k > t stay untouched */
+    assert_int_equal(xe_stages_eval(in, st, U, F, &err), XE_OK);
+    ref_eval(in, st, Uref, Fref);
+    assert_memory_equal(U, Uref, nu * sizeof *U);
+    assert_memory_equal(F, Fref, nu * n);
+    int cap = 4 * n * n * D * (D + 1) + 16;
+    xe_event *ev = malloc((size_t)cap * sizeof *ev);
+    assert_non_null(ev);
+    int len = ref_schedule(in, st, ev, cap);
+    xe_schedule sch;
+    xe_schedule_init(&sch);
+    assert_int_equal(xe_stages_to_schedule(in, st, &sch, &err), XE_OK);
+    assert_int_equal(sch.len, len);
+    for (int q = 0; q < len; q++) {
+        assert_int_equal(sch.ev[q].kind, ev[q].kind);
+        assert_int_equal(sch.ev[q].node, ev[q].node);
+        assert_int_equal(sch.ev[q].dev, ev[q].dev);
+        assert_int_equal(sch.ev[q].dst, ev[q].dst);
+    }
+    xe_schedule_clear(&sch);
+    free(ev);
+    free(U);
+    free(Uref);
+    free(F);
+    free(Fref);
+}
+
+/* 400 random valid stage matrices (1 and 2 devices, 1..14 nodes), every event equal to
+ * the reference; the events are also non-trivial (frees of checkpoints, copies). */
+static void test_schedule_vs_reference_random(void **state)
+{
+    (void)state;
+    int copies = 0, frees = 0;
+    for (int r = 0; r < 400; r++) {
+        int D = 1 + r % 2, n = 1 + r % 14;
+        xe_instance *in = xe_test_random_instance(7000 + (uint64_t)r, n, D, 1);
+        assert_non_null(in);
+        xe_stages st;
+        random_stages(in, &st, 0x5eed + (uint64_t)r);
+        compare(in, &st);
+        xe_schedule sch;
+        xe_schedule_init(&sch);
+        xe_err err = {{0}};
+        assert_int_equal(xe_stages_to_schedule(in, &st, &sch, &err), XE_OK);
+        for (int q = 0; q < sch.len; q++) {
+            copies += sch.ev[q].kind == XE_EV_COPY;
+            frees += sch.ev[q].kind == XE_EV_FREE;
+        }
+        xe_schedule_clear(&sch);
+        xe_stages_clear(&st);
+        xe_instance_free(in);
+    }
+    assert_true(copies > 100);
+    assert_true(frees > 1000);
+}
+
+/* The heuristic's stage matrices (before and after xe_stages_prune) on 300 random
+ * instances, 1 and 2 devices; at least a third of them are feasible. */
+static void test_schedule_vs_reference_heuristic(void **state)
+{
+    (void)state;
+    int solved = 0;
+    for (int r = 0; r < 300; r++) {
+        int D = 1 + r % 2, n = 2 + r % 13;
+        xe_instance *in = xe_test_random_instance(9100 + (uint64_t)r, n, D, r % 3 != 0);
+        assert_non_null(in);
+        xe_stages st;
+        memset(&st, 0, sizeof st);
+        xe_err err = {{0}};
+        if (xe_heur_best(in, &st, NULL, &err) == XE_OK) {
+            solved++;
+            compare(in, &st);
+            xe_stages_prune(in, &st);
+            compare(in, &st);
+            xe_stages_clear(&st);
+        }
+        xe_instance_free(in);
+    }
+    assert_true(solved >= 100);
+}
+
+/* Every kind of structural violation is still reported, with the same message as the
+ * per-entry checks: a checkpoint of a node not computed yet, a compute and a copy of a
+ * later node, a copy from a device to itself. */
+static void test_eval_rejects_zero_region_entries(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_instance(4242, 6, 2, 1);
+    assert_non_null(in);
+    xe_stages base;
+    random_stages(in, &base, 99);
+    xe_err err = {{0}};
+    assert_int_equal(xe_stages_eval(in, &base, NULL, NULL, &err), XE_OK);
+    struct {
+        int which, t, i, d, e;
+        const char *msg;
+    } cases[] = {
+        {0, 2, 4, 1, 0, "stage 2 keeps node 4, not computed yet"},
+        {0, 3, 3, 0, 0, "stage 3 keeps node 3, not computed yet"},
+        {1, 1, 5, 0, 0, "stage 1 touches node 5 > 1"},
+        {2, 4, 5, 1, 0, "stage 4 touches node 5 > 4"},
+        {2, 3, 2, 1, 1, "stage 3 copies node 2 from device 1 to itself"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        xe_stages st;
+        assert_int_equal(xe_stages_copy(&st, &base), XE_OK);
+        if (cases[c].which == 0) *xe_S(&st, cases[c].t, cases[c].i, cases[c].d) = 1;
+        if (cases[c].which == 1) *xe_R(&st, cases[c].t, cases[c].i, cases[c].d) = 1;
+        if (cases[c].which == 2) *xe_C(&st, cases[c].t, cases[c].i, cases[c].d, cases[c].e) = 1;
+        assert_int_equal(xe_stages_eval(in, &st, NULL, NULL, &err), XE_EINVAL);
+        assert_string_equal(err.msg, cases[c].msg);
+        xe_schedule sch;
+        xe_schedule_init(&sch);
+        assert_int_equal(xe_stages_to_schedule(in, &st, &sch, &err), XE_EINVAL);
+        assert_int_equal(sch.len, 0);
+        xe_schedule_clear(&sch);
+        xe_stages_clear(&st);
+    }
+    xe_stages_clear(&base);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prune_useless_recomputations),
         cmocka_unit_test(test_prune_unread_checkpoint),
+        cmocka_unit_test(test_schedule_vs_reference_random),
+        cmocka_unit_test(test_schedule_vs_reference_heuristic),
+        cmocka_unit_test(test_eval_rejects_zero_region_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

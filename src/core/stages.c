@@ -75,14 +75,91 @@ static int used_later(const xe_graph *g, const xe_stages *st, int t, int i, int 
     return 0;
 }
 
-static int check_structure(const xe_instance *in, const xe_stages *st, int t, xe_err *err)
+static int all_zero(const uint8_t *p, size_t len)
+{
+    uint64_t acc = 0;
+    size_t q = 0;
+    for (; q + 8 <= len; q += 8) {
+        uint64_t w;
+        memcpy(&w, p + q, 8);
+        acc |= w;
+    }
+    for (; q < len; q++) acc |= p[q];
+    return acc == 0;
+}
+
+/* 1 when stage t leaves untouched what it must: no checkpoint of i >= t, no compute or
+ * copy of i > t. A quick scan of contiguous rows; the caller re-runs the exact per-entry
+ * checks (in their order) only to name a violation. */
+static int zero_regions_ok(const xe_stages *st, int t)
+{
+    int n = st->n, D = st->ndev;
+    if (!all_zero(xe_S(st, t, t, 0), (size_t)(n - t) * D)) return 0;
+    if (t + 1 < n && !all_zero(xe_R(st, t, t + 1, 0), (size_t)(n - t - 1) * D)) return 0;
+    if (t + 1 < n && !all_zero(xe_C(st, t, t + 1, 0, 0), (size_t)(n - t - 1) * D * D)) return 0;
+    return 1;
+}
+
+/* Sets mark[q / width] for every q < len with p[q] != 0, skipping zero words 8
+ * bytes at a time. */
+static void mark_rows(const uint8_t *p, size_t len, int width, uint8_t *mark)
+{
+    for (size_t q = 0; q < len;) {
+        if (q % 8 == 0 && q + 8 <= len) {
+            uint64_t w;
+            memcpy(&w, p + q, 8);
+            if (!w) {
+                q += 8;
+                continue;
+            }
+        }
+        if (p[q]) mark[q / (size_t)width] = 1;
+        q++;
+    }
+}
+
+/* The nodes i <= t that stage t touches on some device: computed, kept, copied, or kept
+ * by stage t+1; increasing, in act, returning their count. Every other i <= t has
+ * all-zero R, S, C and next-stage S entries, so no constraint, memory term, free or
+ * event involves it. mark[n] must be all zero and is left so. O(t * ndev^2 / 8 + m). */
+static int stage_active(const xe_stages *st, int t, uint8_t *mark, int *act)
+{
+    int n = st->n, D = st->ndev, m = 0;
+    mark_rows(xe_R(st, t, 0, 0), (size_t)(t + 1) * D, D, mark);
+    mark_rows(xe_S(st, t, 0, 0), (size_t)t * D, D, mark);
+    mark_rows(xe_C(st, t, 0, 0, 0), (size_t)(t + 1) * D * D, D * D, mark);
+    if (t + 1 < n) mark_rows(xe_S(st, t + 1, 0, 0), (size_t)(t + 1) * D, D, mark);
+    for (int i = 0; i <= t;) {
+        if (i % 8 == 0 && i + 8 <= t + 1) {
+            uint64_t w;
+            memcpy(&w, mark + i, 8);
+            if (!w) {
+                i += 8;
+                continue;
+            }
+        }
+        if (mark[i]) {
+            act[m++] = i;
+            mark[i] = 0;
+        }
+        i++;
+    }
+    return m;
+}
+
+/* act[0..m) = stage_active(st, t). */
+static int check_structure(const xe_instance *in, const xe_stages *st, int t, const int *act, int m, xe_err *err)
 {
     const xe_graph *g = in->g;
     int n = st->n, D = st->ndev;
     int first = 0;
     for (int d = 0; d < D; d++) first += *xe_R(st, t, t, d);
     if (!first) return xe_err_set(err, XE_EINVAL, "stage %d does not compute node %d", t, t);
-    for (int i = 0; i < n; i++)
+    int scan = !zero_regions_ok(st, t);
+    for (int q = 0; !scan && q < m; q++)
+        for (int d = 0; d < D; d++)
+            if (*xe_C(st, t, act[q], d, d)) scan = 1;
+    for (int i = 0; scan && i < n; i++) /* then this loop returns an error */
         for (int d = 0; d < D; d++) {
             if (i >= t && *xe_S(st, t, i, d))
                 return xe_err_set(err, XE_EINVAL, "stage %d keeps node %d, not computed yet", t, i);
@@ -93,8 +170,9 @@ static int check_structure(const xe_instance *in, const xe_stages *st, int t, xe
             if (*xe_C(st, t, i, d, d))
                 return xe_err_set(err, XE_EINVAL, "stage %d copies node %d from device %d to itself", t, i, d);
         }
-    for (int i = 0; i <= t; i++)
+    for (int q = 0; q < m; q++) /* inactive i <= t satisfy every check below */
         for (int d = 0; d < D; d++) {
+            int i = act[q];
             if (*xe_R(st, t, i, d) && !xe_can_run(in, i, d))
                 return xe_err_set(err, XE_EINVAL, "stage %d computes node %d on device %s, which cannot run it", t, i, in->dev[d].name);
             if (presence(st, t, i, d) > 1)
@@ -112,6 +190,19 @@ static int check_structure(const xe_instance *in, const xe_stages *st, int t, xe
     return XE_OK;
 }
 
+/* lastuse[i] = the latest user j <= t of i computed on d in stage t, or -1, for the
+ * active i (act[0..m), increasing; a computed node's inputs are present, so active); so
+ * used_later(g, st, t, i, k, d) == (lastuse[i] > k). O(m + their edges). */
+static void last_users(const xe_graph *g, const xe_stages *st, int t, int d, const int *act, int m, int *lastuse)
+{
+    for (int q = 0; q < m; q++) lastuse[act[q]] = -1;
+    for (int q = 0; q < m; q++) { /* increasing j: the last write is the latest user */
+        int j = act[q];
+        if (*xe_R(st, t, j, d))
+            for (int p = g->pred_off[j]; p < g->pred_off[j + 1]; p++) lastuse[g->pred[p]] = j;
+    }
+}
+
 int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_t *FREE, xe_err *err)
 {
     const xe_graph *g = in->g;
@@ -119,25 +210,47 @@ int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_
     if (n != g->n || D != in->ndev)
         return xe_err_set(err, XE_EINVAL, "stage matrices are %d x %d devices, instance is %d x %d", n, D, g->n, in->ndev);
     if (FREE) memset(FREE, 0, (size_t)n * n * n * D);
+    size_t n1 = (size_t)(n ? n : 1);
+    int *lastuse = malloc(n1 * sizeof *lastuse), *act = malloc(n1 * sizeof *act);
+    uint8_t *mark = calloc(n1, 1);
+    int rc = XE_OK;
+    if (!lastuse || !mark || !act) {
+        rc = xe_err_set(err, XE_ENOMEM, "out of memory evaluating stage matrices (%d nodes)", n);
+        goto done;
+    }
     for (int t = 0; t < n; t++) {
-        int rc = check_structure(in, st, t, err);
-        if (rc) return rc;
+        int m = stage_active(st, t, mark, act);
+        rc = check_structure(in, st, t, act, m, err);
+        if (rc) goto done;
         for (int d = 0; d < D; d++) {
+            last_users(g, st, t, d, act, m, lastuse);
+            /* only active steps change u (adding the zero terms of the others would not
+             * change the double either); U still gets every step */
             double u = 0;
-            for (int i = 0; i < t; i++) u += (double)g->nodes[i].mem * *xe_S(st, t, i, d);
+            for (int a = 0; a < m && act[a] < t; a++) u += (double)g->nodes[act[a]].mem * *xe_S(st, t, act[a], d);
+            int q = 0; /* act[q] = the next active step */
             for (int k = 0; k <= t; k++) {
+                if (q == m || act[q] != k) { /* an inactive step: u unchanged */
+                    if (U) {
+                        U[((int64_t)t * n + k) * D + d] = u;
+                        continue;
+                    }
+                    if (q == m) break;
+                    k = act[q]; /* without U, jump to the next active step */
+                }
+                q++;
                 u += (double)g->nodes[k].mem * (*xe_R(st, t, k, d) + cin(st, t, k, d));
                 if (U) U[((int64_t)t * n + k) * D + d] = u;
                 /* frees after step k: k itself, then its inputs (constraint 7) */
                 int act_k = *xe_R(st, t, k, d) + cin(st, t, k, d) + cout_(st, t, k, d);
-                if (act_k && !keep_next(st, t, k, d) && !used_later(g, st, t, k, k, d)) {
+                if (act_k && !keep_next(st, t, k, d) && lastuse[k] <= k) {
                     u -= (double)g->nodes[k].mem;
                     if (FREE) FREE[(((int64_t)t * n + k) * n + k) * D + d] = 1;
                 }
                 if (!*xe_R(st, t, k, d)) continue;
                 for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) {
                     int i = g->pred[p];
-                    if (!keep_next(st, t, i, d) && !used_later(g, st, t, i, k, d)) {
+                    if (!keep_next(st, t, i, d) && lastuse[i] <= k) {
                         u -= (double)g->nodes[i].mem;
                         if (FREE) FREE[(((int64_t)t * n + i) * n + k) * D + d] = 1;
                     }
@@ -145,7 +258,11 @@ int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_
             }
         }
     }
-    return XE_OK;
+done:
+    free(lastuse);
+    free(mark);
+    free(act);
+    return rc;
 }
 
 int xe_stages_check(const xe_instance *in, const xe_stages *st, xe_err *err)
@@ -232,12 +349,23 @@ int xe_stages_to_schedule(const xe_instance *in, const xe_stages *st, xe_schedul
     int n = st->n, D = st->ndev;
     int rc = xe_stages_eval(in, st, NULL, NULL, err);
     if (rc) return rc;
-    int *last = malloc((size_t)(n ? n : 1) * D * sizeof *last);
-    uint8_t *res = calloc((size_t)(n ? n : 1) * D, 1);
-    if (!last || !res) {
+    size_t nd = (size_t)(n ? n : 1) * D;
+    int *last = malloc(nd * sizeof *last);
+    uint8_t *res = calloc(nd, 1);
+    /* per stage, the (i, d) whose last touch is step k, in increasing (i, d) order:
+     * bucket k is due[due_off[k] .. due_off[k + 1]), holding i * D + d */
+    int *due_off = malloc((size_t)(n + 2) * sizeof *due_off);
+    int *due = malloc(nd * sizeof *due);
+    int *act = malloc(nd * sizeof *act);
+    uint8_t *mark = calloc(nd, 1);
+    if (!last || !res || !due_off || !due || !mark || !act) {
         free(last);
         free(res);
-        return xe_err_set(err, XE_ENOMEM, "out of memory building the event list");
+        free(due_off);
+        free(due);
+        free(mark);
+        free(act);
+        return xe_err_set(err, XE_ENOMEM, "out of memory building the event list (%d nodes)", n);
     }
 #define PUSH(k, v, a, b)                                                                 \
     do {                                                                                 \
@@ -247,16 +375,30 @@ int xe_stages_to_schedule(const xe_instance *in, const xe_stages *st, xe_schedul
         }                                                                                \
     } while (0)
     for (int t = 0; t < n; t++) {
-        for (int i = 0; i < n; i++)
+        /* only the active i <= t can be resident, touched or kept (stage_active); nodes
+         * i > t: nothing before stage i computes them, so res stays 0 there */
+        int m = stage_active(st, t, mark, act);
+        for (int k = 0; k <= t + 1; k++) due_off[k] = 0;
+        for (int a = 0; a < m; a++)
             for (int d = 0; d < D; d++) {
+                int i = act[a];
                 XE_ASSERT(res[i * D + d] == (i < t ? *xe_S(st, t, i, d) : 0), "residency equals the checkpoints at a stage start");
-                last[i * D + d] = i <= t ? last_touch(g, st, t, i, d) : -1;
+                last[i * D + d] = last_touch(g, st, t, i, d);
                 /* a checkpoint this stage never touches and the next does not keep */
                 if (res[i * D + d] && last[i * D + d] < 0 && !keep_next(st, t, i, d)) {
                     PUSH(XE_EV_FREE, i, d, -1);
                     res[i * D + d] = 0;
                 }
+                if (last[i * D + d] >= 0 && !keep_next(st, t, i, d)) due_off[last[i * D + d] + 1]++;
             }
+        for (int k = 0; k <= t; k++) due_off[k + 1] += due_off[k];
+        for (int a = 0; a < m; a++) /* increasing (i, d): each bucket stays sorted */
+            for (int d = 0; d < D; d++) {
+                int i = act[a];
+                if (last[i * D + d] >= 0 && !keep_next(st, t, i, d)) due[due_off[last[i * D + d]]++] = i * D + d;
+            }
+        for (int k = t; k > 0; k--) due_off[k] = due_off[k - 1]; /* undo the fill's shift */
+        due_off[0] = 0;
         for (int k = 0; k <= t; k++) {
             for (int d = 0; d < D; d++)
                 if (*xe_R(st, t, k, d)) {
@@ -269,23 +411,29 @@ int xe_stages_to_schedule(const xe_instance *in, const xe_stages *st, xe_schedul
                         PUSH(XE_EV_COPY, k, d, e);
                         res[k * D + e] = 1;
                     }
-            for (int i = 0; i <= k; i++)
-                for (int d = 0; d < D; d++)
-                    if (res[i * D + d] && last[i * D + d] == k && !keep_next(st, t, i, d)) {
-                        PUSH(XE_EV_FREE, i, d, -1);
-                        res[i * D + d] = 0;
-                    }
+            /* tensors whose last touch in the stage is step k, not kept by stage t+1 */
+            for (int q = due_off[k]; q < due_off[k + 1]; q++)
+                if (res[due[q]]) {
+                    PUSH(XE_EV_FREE, due[q] / D, due[q] % D, -1);
+                    res[due[q]] = 0;
+                }
         }
-        for (int i = 0; i < n; i++)
-            for (int d = 0; d < D; d++)
+        for (int a = 0; a < m; a++)
+            for (int d = 0; d < D; d++) {
+                int i = act[a];
                 if (res[i * D + d] && !keep_next(st, t, i, d)) {
                     PUSH(XE_EV_FREE, i, d, -1);
                     res[i * D + d] = 0;
                 }
+            }
     }
 #undef PUSH
 done:
     free(last);
     free(res);
+    free(due_off);
+    free(due);
+    free(mark);
+    free(act);
     return rc;
 }

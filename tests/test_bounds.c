@@ -141,6 +141,74 @@ static void test_recompute_all_chain(void **state)
     xe_instance_free(in);
 }
 
+/* Eviction bound by hand, one device, budget 21 B: 0 (10 B, cost 5) -> 1 (10 B) -> 2
+ * (10 B) -> 3 (1 B) -> 4 (1 B, reads 3 and 0), unit costs but node 0. At stage 2 node 2,
+ * its input 1 and node 0 (read by 4) need 30 B: 9 B must go, and only 0 can (at
+ * 5 / 10 s per byte): bound 9 + 4.5 = 13.5. The optimum, 14, recomputes node 0. */
+static void test_eviction_bound_hand(void **state)
+{
+    (void)state;
+    xe_err err;
+    xe_graph *g = xe_graph_new("evict");
+    assert_non_null(g);
+    int64_t mem[5] = {10, 10, 10, 1, 1};
+    double cost[5] = {5, 1, 1, 1, 1};
+    for (int v = 0; v < 5; v++) {
+        char name[8];
+        snprintf(name, sizeof name, "n%d", v);
+        assert_int_equal(xe_graph_add_node(g, name, NULL, 0, mem[v], 0, cost[v], &err), v);
+    }
+    int edges[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 4}};
+    for (int e = 0; e < 5; e++) assert_int_equal(xe_graph_add_edge(g, edges[e][0], edges[e][1], &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    for (int v = 0; v < 5; v++) in->cost[v] = cost[v];
+    in->dev[0].budget = 21;
+    assert_true(fabs(xe_bound_eviction(in) - 13.5) < 1e-12);
+    assert_true(fabs(xe_bound_cheapest(in) - 9.0) < 1e-12);
+    double opt;
+    assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
+    assert_true(fabs(opt - 14.0) < 1e-12);
+    in->dev[0].budget = 30; /* no excess anywhere: the plain sum */
+    assert_true(fabs(xe_bound_eviction(in) - 9.0) < 1e-12);
+    xe_instance_free(in);
+}
+
+/* The eviction bound on random tiny instances at budgets from each device's largest
+ * footprint up: never above the stage optimum (brute force), and infinite only where no
+ * stage schedule exists. */
+static void test_eviction_bound_random(void **state)
+{
+    (void)state;
+    int compared = 0, above_cheapest = 0;
+    for (uint64_t seed = 1; seed <= 120; seed++) {
+        int ndev = 1 + (int)(seed % 2), n = 4 + (int)(seed % 4);
+        xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 3 == 0));
+        assert_non_null(in);
+        int64_t lo = xe_instance_min_footprint(in->g), hi = xe_instance_norecompute_peak(in->g);
+        for (int k = 0; k <= 4; k++) {
+            int64_t b = lo + (hi - lo) * k / 4;
+            for (int d = 0; d < ndev; d++) in->dev[d].budget = d == 0 ? b : lo + (hi - lo) / 3;
+            xe_err err;
+            double stg;
+            int src = xe_bf_stage_solve(in, &stg, NULL, &err);
+            assert_true(src == XE_OK || src == XE_EINFEASIBLE);
+            double eb = xe_bound_eviction(in);
+            if (src != XE_OK) continue;
+            assert_true(isfinite(eb));
+            assert_true(eb <= stg + 1e-9 * fmax(1.0, stg));
+            above_cheapest += eb > xe_bound_cheapest(in) + 1e-9;
+            compared++;
+        }
+        xe_instance_free(in);
+    }
+    assert_true(compared > 200);
+    assert_true(above_cheapest > 10); /* it does bite */
+    print_message("eviction bound: valid on %d feasible (instance, budget) pairs, above the cheapest-device bound "
+                  "on %d\n", compared, above_cheapest);
+}
+
 /* Random tiny instances (1-2 devices, with and without copy costs): cheapest-device
  * bound <= event-list optimum; LP relaxation <= stage optimum; the LP says infeasible
  * only where the stage brute force does. */
@@ -148,7 +216,7 @@ static void test_bounds_random(void **state)
 {
     (void)state;
     int compared = 0;
-    double r_cheap = 0, r_lp = 0;
+    double r_cheap = 0, r_lp = 0, r_evict = 0;
     for (uint64_t seed = 1; seed <= 80; seed++) {
         int ndev = 1 + (int)(seed % 2), n = 3 + (int)(seed % 4);
         xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 3 == 0));
@@ -160,6 +228,7 @@ static void test_bounds_random(void **state)
         assert_true(erc == XE_OK || erc == XE_EINFEASIBLE);
         assert_true(src == XE_OK || src == XE_EINFEASIBLE);
         double cb = xe_bound_cheapest(in);
+        double eb = xe_bound_eviction(in);
         int lp_inf;
         assert_int_equal(xe_bound_lp(in, 20, 0, &lp, &lp_inf, &err), XE_OK);
         if (lp_inf) assert_int_equal(src, XE_EINFEASIBLE);
@@ -168,6 +237,8 @@ static void test_bounds_random(void **state)
             assert_false(lp_inf);
             assert_true(isfinite(lp));
             assert_true(lp <= stg + 1e-6 * fmax(1.0, stg));
+            assert_true(eb <= stg + 1e-9 * fmax(1.0, stg)); /* valid for the stage class */
+            r_evict += eb / stg;
             r_cheap += cb / stg;
             r_lp += lp / stg;
             compared++;
@@ -175,8 +246,9 @@ static void test_bounds_random(void **state)
         xe_instance_free(in);
     }
     assert_true(compared > 40);
-    print_message("bounds on %d tiny instances: cheapest-device bound / stage optimum %.3f, LP / stage optimum %.3f "
-                  "(means)\n", compared, r_cheap / compared, r_lp / compared);
+    print_message("bounds on %d tiny instances: cheapest-device bound / stage optimum %.3f, eviction bound %.3f, "
+                  "LP / stage optimum %.3f (means)\n", compared, r_cheap / compared, r_evict / compared,
+                  r_lp / compared);
 }
 
 int main(void)
@@ -185,6 +257,8 @@ int main(void)
         cmocka_unit_test(test_min_budget_counterexample),
         cmocka_unit_test(test_cheapest_bound_hand),
         cmocka_unit_test(test_recompute_all_chain),
+        cmocka_unit_test(test_eviction_bound_hand),
+        cmocka_unit_test(test_eviction_bound_random),
         cmocka_unit_test(test_bounds_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

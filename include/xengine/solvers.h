@@ -68,6 +68,19 @@ int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe
  * INFINITY when some node fits no device (then no schedule exists). */
 double xe_bound_cheapest(const xe_instance *in);
 
+/* Eviction lower bound, seconds, valid for stage schedules (node t first computed in
+ * stage t, as in the MILP; docs/lns.md "Bounds"): at stage t, node t, its inputs and every
+ * u < t read after stage t (the set S_t) must each be resident on device d or pay an
+ * extra cost of at least delta_u (recomputed later: its cheapest cost; copied: its
+ * cheapest copy; computed on another device: the cost above its cheapest). So the
+ * tensors of S_t absent from d carry at least mem(S_t) - budget[d] bytes, and the
+ * objective is at least the sum of cheapest costs plus, for the worst (t, d), the
+ * cheapest fractional cover of that excess (a knapsack LP of one row). Each tensor's
+ * extra event is its own, so the bound adds to the cheapest costs. O(D n^2 log n);
+ * INFINITY when some node fits no device or some excess cannot be covered;
+ * 0 (a trivial bound) when an allocation fails. */
+double xe_bound_eviction(const xe_instance *in);
+
 /* LP relaxation of the MILP (xe_milp_solve with relax = 1): *lp = its optimum, a lower
  * bound on the stage-class optimum, or -INFINITY when the LP did not finish within
  * time_limit seconds (solved in a child process killed at the limit when isolate).

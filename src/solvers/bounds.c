@@ -97,3 +97,83 @@ int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, 
     *upper = hi;
     return XE_OK;
 }
+
+/* ---- eviction bound (docs/lns.md, "Bounds") ------------------------------------------ */
+
+typedef struct { double ratio, mem, delta; } evict_item;
+
+static int cmp_ratio(const void *a, const void *b)
+{
+    double x = ((const evict_item *)a)->ratio, y = ((const evict_item *)b)->ratio;
+    return x < y ? -1 : x > y;
+}
+
+double xe_bound_eviction(const xe_instance *in)
+{
+    const xe_graph *g = in->g;
+    int n = g->n, D = in->ndev;
+    double *cmin = malloc(sizeof *cmin * (size_t)n);
+    int *last = malloc(sizeof *last * (size_t)n);
+    evict_item *items = malloc(sizeof *items * (size_t)n);
+    char *in_set = calloc((size_t)n, 1);
+    double base = 0, best_extra = 0;
+    if (!cmin || !last || !items || !in_set) goto out;
+    for (int v = 0; v < n; v++) {
+        double c = INFINITY;
+        for (int d = 0; d < D; d++)
+            if (fits(in, v, d)) c = fmin(c, xe_cost(in, v, d));
+        if (!isfinite(c)) { base = INFINITY; goto out; }
+        cmin[v] = c;
+        base += c;
+        last[v] = xe_graph_last_use(g, v);
+    }
+    for (int d = 0; d < D; d++) {
+        for (int t = 0; t < n; t++) {
+            /* S_t = {t} + inputs of t + every u < t read after stage t */
+            int64_t need = 0;
+            int k = 0;
+            memset(in_set, 0, (size_t)n);
+            for (int u = 0; u < t; u++)
+                if (last[u] > t) in_set[u] = 1;
+            for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++) in_set[g->pred[p]] = 2;
+            in_set[t] = 3;
+            for (int u = 0; u <= t; u++) {
+                if (!in_set[u]) continue;
+                need += g->nodes[u].mem;
+                /* Absent from d at step t: u is resident on another device, computed there
+                 * (cost above its cheapest) or copied there; or, for a tensor only read
+                 * after stage t (in_set 1), resident nowhere and recomputed later. An input
+                 * of t (2) is needed on the device running t, and t itself (3) is computed
+                 * there for the first time, so neither can wait for a recomputation, and t
+                 * cannot have been copied. */
+                double delta = INFINITY;
+                if (in_set[u] == 1) delta = cmin[u];
+                if (in_set[u] != 3)
+                    for (int e = 0; e < D; e++)
+                        for (int f = 0; f < D; f++)
+                            if (e != f) delta = fmin(delta, xe_copy_cost(in, u, e, f));
+                for (int e = 0; e < D; e++)
+                    if (e != d && fits(in, u, e)) delta = fmin(delta, xe_cost(in, u, e) - cmin[u]);
+                if (g->nodes[u].mem > 0 && isfinite(delta))
+                    items[k++] = (evict_item){fmax(delta, 0) / (double)g->nodes[u].mem, (double)g->nodes[u].mem,
+                                              fmax(delta, 0)};
+            }
+            double excess = (double)(need - in->dev[d].budget);
+            if (excess <= 0) continue;
+            /* cheapest fractional cover of the excess (LP of this one row) */
+            qsort(items, (size_t)k, sizeof *items, cmp_ratio);
+            double extra = 0;
+            for (int i = 0; i < k && excess > 0; i++) {
+                double take = fmin(items[i].mem, excess);
+                extra += items[i].ratio * take;
+                excess -= take;
+            }
+            if (excess > 0) { base = INFINITY; goto out; } /* cannot fit at all */
+            best_extra = fmax(best_extra, extra);
+        }
+    }
+out:
+    free(cmin), free(last), free(items), free(in_set);
+    if (!isfinite(base)) return INFINITY;
+    return base + best_extra;
+}

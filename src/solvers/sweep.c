@@ -129,7 +129,8 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
         start = o->seed;
         which = "carried";
     }
-    double lb = xe_bound_cheapest(in);
+    double lb = xe_bound_cheapest(in), lb_ev = xe_bound_eviction(in);
+    if (isfinite(lb_ev)) lb = fmax(lb, lb_ev);
     int proven = ruled_out(in);
     xe_lns_result lns;
     memset(&lns, 0, sizeof lns);

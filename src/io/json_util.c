@@ -172,30 +172,7 @@ int xe_json_push(json_t *arr, json_t *value)
 
 int xe_io_oneline(xe_err *err, int rc)
 {
-    if (rc == XE_OK || !err) return rc;
-    char out[sizeof err->msg];
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)err->msg; *p; p++) {
-        char esc[5];
-        if (*p >= 0x20 && *p != 0x7f) {
-            esc[0] = (char)*p;
-            esc[1] = '\0';
-        } else if (*p == '\n') {
-            snprintf(esc, sizeof esc, "\\n");
-        } else if (*p == '\r') {
-            snprintf(esc, sizeof esc, "\\r");
-        } else if (*p == '\t') {
-            snprintf(esc, sizeof esc, "\\t");
-        } else {
-            snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
-        }
-        size_t len = strlen(esc);
-        if (k + len >= sizeof out) break; /* truncate: the message stays one line */
-        memcpy(out + k, esc, len);
-        k += len;
-    }
-    out[k] = '\0';
-    memcpy(err->msg, out, k + 1);
+    (void)err; /* xe_err_set already writes control characters as \n, \xHH (error.c) */
     return rc;
 }
 

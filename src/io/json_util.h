@@ -60,10 +60,10 @@ int xe_json_put(json_t *obj, const char *key, json_t *value);
 /* Appends value to the array arr, stealing the reference; -1 on failure. */
 int xe_json_push(json_t *arr, json_t *value);
 
-/* Keeps err's message on one line whatever the input held: rewrites control characters
- * (bytes below 0x20 and 0x7f, e.g. a newline inside a name or a "format" string that the
- * message quotes) as \n, \r, \t or \xNN, truncating at the message capacity. Returns
- * rc unchanged, so a public reader can end with `return xe_io_oneline(err, rc);`. */
+/* Marks where a public reader's message must be one line. xe_err_set itself rewrites
+ * control characters quoted from the input (a newline inside a name or a "format"
+ * string) as \n, \r, \t or \xNN (src/core/error.c), so this returns rc unchanged; a
+ * reader ends with `return xe_io_oneline(err, rc);`. */
 int xe_io_oneline(xe_err *err, int rc);
 
 /* Whether s holds a control character (a byte below 0x20, or 0x7f); such names are

@@ -71,14 +71,17 @@ double xe_bound_cheapest(const xe_instance *in);
 /* Eviction lower bound, seconds, valid for stage schedules (node t first computed in
  * stage t, as in the MILP; docs/lns.md "Bounds"): at stage t, node t, its inputs and every
  * u < t read after stage t (the set S_t) must each be resident on device d or pay an
- * extra cost of at least delta_u (recomputed later: its cheapest cost; copied: its
- * cheapest copy; computed on another device: the cost above its cheapest). So the
+ * extra cost of at least delta_u (recomputed later, for a u only read after stage t:
+ * its cheapest cost; copied, for u != t: its cheapest copy; computed on another device:
+ * the cost above its cheapest; t and its inputs cannot wait for a recomputation). So the
  * tensors of S_t absent from d carry at least mem(S_t) - budget[d] bytes, and the
  * objective is at least the sum of cheapest costs plus, for the worst (t, d), the
  * cheapest fractional cover of that excess (a knapsack LP of one row). Each tensor's
- * extra event is its own, so the bound adds to the cheapest costs. O(D n^2 log n);
+ * extra event is its own, so the bound adds to the cheapest costs. O(D n^2 log n): on
+ * graphs of more than XE_EVICTION_MAX_NODES nodes only the sum of cheapest costs;
  * INFINITY when some node fits no device or some excess cannot be covered;
  * 0 (a trivial bound) when an allocation fails. */
+#define XE_EVICTION_MAX_NODES 8000
 double xe_bound_eviction(const xe_instance *in);
 
 /* LP relaxation of the MILP (xe_milp_solve with relax = 1): *lp = its optimum, a lower

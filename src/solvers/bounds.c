@@ -127,7 +127,9 @@ double xe_bound_eviction(const xe_instance *in)
         base += c;
         last[v] = xe_graph_last_use(g, v);
     }
-    for (int d = 0; d < D; d++) {
+    /* O(D n^2 log n): 0.34 s at 5,000 nodes, 5.8 s at 20,000; above XE_EVICTION_MAX_NODES
+     * only the sum of cheapest costs is returned (still a valid bound) */
+    for (int d = 0; d < D && n <= XE_EVICTION_MAX_NODES; d++) {
         for (int t = 0; t < n; t++) {
             /* S_t = {t} + inputs of t + every u < t read after stage t */
             int64_t need = 0;

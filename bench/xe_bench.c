@@ -257,7 +257,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
     printf("  %-14s %-24s %12s %8s %8s %8s %8s %8s\n", "method", "status", "objective_s", "rel", "gap", "t_first",
            "t_best", "t_plain");
     for (int k = 0; k < nr; k++) print_row(csv, gname, n, preset, pct, base, bound, &rows[k]);
-    printf("  bound used for the gaps: %.4f s (best of: cheapest-device sum, LP relaxation, MILP bounds)\n", bound);
+    printf("  bound used for the gaps: %.4f s (best of: cheapest-device sum, eviction, LP relaxation, MILP bounds)\n", bound);
     xe_milp_result_clear(&plain);
     xe_stages_clear(&heur);
     xe_instance_free(in);

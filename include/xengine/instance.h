@@ -86,7 +86,7 @@ typedef struct xe_recipe {
 } xe_recipe;
 
 /* Built-in recipes. "gpu": one GPU. "gpu+cpu": the GPU (speed 1) and a host CPU (speed
- * 0.125, budget 4x the no-recomputation peak), PCIe 4.0 x16 link (16e9 B/s, 10 us).
+ * 0.125, budget 4x the no-recomputation peak), PCIe 3.0 x16 link (16e9 B/s, 10 us).
  * The GPU budget is frac of the peak. time_unit is 1e-3 (graph costs read as ms).
  * Returns XE_EINVAL for an unknown name. */
 int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *out, xe_err *err);

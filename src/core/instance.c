@@ -91,7 +91,7 @@ int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *r, xe_err *er
 {
     memset(r, 0, sizeof *r);
     r->time_unit = 1e-3;   /* shared graph costs read as milliseconds */
-    r->bandwidth = 16e9;   /* PCIe 4.0 x16, ~16 GB/s per direction (PCI-SIG spec) */
+    r->bandwidth = 16e9;   /* PCIe 3.0 x16, ~15.75 GB/s per direction (PCI-SIG spec) */
     r->latency = 10e-6;
     if (!(gpu_frac > 0.0) || !isfinite(gpu_frac))
         return xe_err_set(err, XE_EINVAL, "budget fraction must be > 0");

@@ -55,5 +55,5 @@ bad:
 int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
                        xe_err *err)
 {
-    return xe_io_oneline(err, parse_budget(what, s, bytes, frac, err));
+    return parse_budget(what, s, bytes, frac, err);
 }

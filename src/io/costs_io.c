@@ -160,7 +160,7 @@ static int read_costs(const char *path, xe_instance *in, xe_err *err)
 
 int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
 {
-    return xe_io_oneline(err, read_costs(path, in, err));
+    return read_costs(path, in, err);
 }
 
 int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err)

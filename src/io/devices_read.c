@@ -240,5 +240,5 @@ static int read_any(const char *path, xe_recipe *out, xe_err *err)
 
 int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
 {
-    return xe_io_oneline(err, read_any(path, out, err));
+    return read_any(path, out, err);
 }

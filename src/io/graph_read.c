@@ -473,5 +473,5 @@ static int read_graph(const char *path, xe_graph **out, xe_err *err)
 
 int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
 {
-    return xe_io_oneline(err, read_graph(path, out, err));
+    return read_graph(path, out, err);
 }

@@ -170,12 +170,6 @@ int xe_json_push(json_t *arr, json_t *value)
     return json_array_append_new(arr, value) == 0 ? 0 : -1;
 }
 
-int xe_io_oneline(xe_err *err, int rc)
-{
-    (void)err; /* xe_err_set already writes control characters as \n, \xHH (error.c) */
-    return rc;
-}
-
 int xe_io_has_control(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)

@@ -60,12 +60,6 @@ int xe_json_put(json_t *obj, const char *key, json_t *value);
 /* Appends value to the array arr, stealing the reference; -1 on failure. */
 int xe_json_push(json_t *arr, json_t *value);
 
-/* Marks where a public reader's message must be one line. xe_err_set itself rewrites
- * control characters quoted from the input (a newline inside a name or a "format"
- * string) as \n, \r, \t or \xNN (src/core/error.c), so this returns rc unchanged; a
- * reader ends with `return xe_io_oneline(err, rc);`. */
-int xe_io_oneline(xe_err *err, int rc);
-
 /* Whether s holds a control character (a byte below 0x20, or 0x7f); such names are
  * refused by the readers, since names are quoted in one-line messages and other files. */
 int xe_io_has_control(const char *s);

@@ -323,11 +323,11 @@ static int read_schedule(const char *path, const xe_instance *in, xe_schedule *o
 int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
                                 xe_err *err)
 {
-    return xe_io_oneline(err, read_schedule_budgets(path, in, budget, err));
+    return read_schedule_budgets(path, in, budget, err);
 }
 
 int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
                         xe_err *err)
 {
-    return xe_io_oneline(err, read_schedule(path, in, out, err));
+    return read_schedule(path, in, out, err);
 }

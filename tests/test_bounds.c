@@ -14,47 +14,12 @@
 #include <cmocka.h>
 
 #include "brute/brute.h"
+#include "support/arrays.h"
 #include "support/randinst.h"
+#include "support/valid.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
-
-/* Instance from arrays; edges as pairs terminated by -1; device d runs v at
- * cost[v] * (1 + 7 d); every copy 0.5 s. */
-static xe_instance *make(int n, const int64_t *mem, const double *cost, const int *edges, int ndev)
-{
-    xe_err err;
-    xe_graph *g = xe_graph_new("t");
-    assert_non_null(g);
-    for (int v = 0; v < n; v++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "n%d", v);
-        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, cost[v], &err), v);
-    }
-    for (int e = 0; edges[e] >= 0; e += 2) assert_int_equal(xe_graph_add_edge(g, edges[e], edges[e + 1], &err), XE_OK);
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, ndev);
-    assert_non_null(in);
-    for (int v = 0; v < n; v++)
-        for (int d = 0; d < ndev; d++) {
-            in->cost[v * ndev + d] = cost[v] * (1 + 7 * d);
-            for (int e = 0; e < ndev; e++) in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.5;
-        }
-    return in;
-}
-
-static void assert_valid(const xe_instance *in, const xe_stages *st)
-{
-    xe_err err = {{0}};
-    assert_int_equal(xe_stages_check(in, st, &err), XE_OK);
-    xe_schedule s;
-    xe_schedule_init(&s);
-    assert_int_equal(xe_stages_to_schedule(in, st, &s, &err), XE_OK);
-    xe_sim_result sr;
-    assert_int_equal(xe_sim_run(in, &s, &sr, &err), XE_OK);
-    assert_true(fabs(sr.total_time - xe_stages_cost(in, st)) <= 1e-9 * fmax(1.0, sr.total_time));
-    xe_schedule_clear(&s);
-}
 
 /* v reads a and b; a reads x1, x2; b reads y1, y2; all 10 bytes except v (1 byte).
  * Largest footprint: a or b with its inputs, 30 bytes. But whichever of a, b is computed
@@ -66,7 +31,7 @@ static void test_min_budget_counterexample(void **state)
     int64_t mem[7] = {10, 10, 10, 10, 10, 10, 1};
     double cost[7] = {1, 1, 1, 1, 1, 1, 1};
     int edges[] = {0, 2, 1, 2, 3, 5, 4, 5, 2, 6, 5, 6, -1};
-    xe_instance *in = make(7, mem, cost, edges, 1);
+    xe_instance *in = xe_test_array_instance(7, mem, cost, edges, 1);
     xe_err err;
     assert_int_equal(xe_instance_min_footprint(in->g), 30);
     double c;
@@ -81,7 +46,7 @@ static void test_min_budget_counterexample(void **state)
     assert_int_equal(xe_bf_stage_solve(in, &c, NULL, &err), XE_OK);
     assert_true(fabs(c - 7) < 1e-9);
     assert_int_equal(xe_heur_best(in, &st, NULL, &err), XE_OK);
-    assert_valid(in, &st);
+    xe_test_assert_stages_valid(in, &st);
     assert_true(fabs(xe_stages_cost(in, &st) - 7) < 1e-9);
     xe_stages_clear(&st);
     int64_t lo, up;
@@ -102,7 +67,7 @@ static void test_cheapest_bound_hand(void **state)
     int64_t mem[3] = {4, 4, 4};
     double cost[3] = {1, 2, 3};
     int edges[] = {0, 1, 1, 2, -1};
-    xe_instance *in = make(3, mem, cost, edges, 2);
+    xe_instance *in = xe_test_array_instance(3, mem, cost, edges, 2);
     in->cost[1 * 2 + 1] = XE_NO_COST;
     in->cost[2 * 2 + 0] = XE_NO_COST;
     in->dev[0].budget = 8;
@@ -125,7 +90,7 @@ static void test_recompute_all_chain(void **state)
     int64_t mem[4] = {1, 1, 1, 1};
     double cost[4] = {1, 1, 1, 1};
     int edges[] = {0, 1, 1, 2, 2, 3, -1};
-    xe_instance *in = make(4, mem, cost, edges, 1);
+    xe_instance *in = xe_test_array_instance(4, mem, cost, edges, 1);
     in->dev[0].budget = 2;
     xe_stages st;
     xe_err err;
@@ -133,7 +98,7 @@ static void test_recompute_all_chain(void **state)
     assert_int_equal(xe_heur_recompute_all(in, 0, &st, &peak, &err), XE_OK);
     assert_int_equal(peak, 2);
     assert_true(fabs(xe_stages_cost(in, &st) - 10) < 1e-12);
-    assert_valid(in, &st);
+    xe_test_assert_stages_valid(in, &st);
     xe_stages_clear(&st);
     in->dev[0].budget = 1;
     assert_int_equal(xe_heur_recompute_all(in, 0, &st, &peak, &err), XE_EINFEASIBLE);

@@ -13,35 +13,13 @@
 #include <cmocka.h>
 
 #include "brute/brute.h"
+#include "support/arrays.h"
 #include "support/randinst.h"
+#include "support/valid.h"
 #include "support/shared_graph.h"
 #include "xengine/io.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
-
-/* Builds an instance from arrays; edges as pairs terminated by -1; cost[v] on device 0,
- * device d runs at cost[v] * (1 + 7 d) (a slower second device); copies 0.5 s. */
-static xe_instance *make(int n, const int64_t *mem, const double *cost, const int *edges, int ndev)
-{
-    xe_err err;
-    xe_graph *g = xe_graph_new("t");
-    assert_non_null(g);
-    for (int v = 0; v < n; v++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "n%d", v);
-        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, cost[v], &err), v);
-    }
-    for (int e = 0; edges[e] >= 0; e += 2) assert_int_equal(xe_graph_add_edge(g, edges[e], edges[e + 1], &err), XE_OK);
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, ndev);
-    assert_non_null(in);
-    for (int v = 0; v < n; v++)
-        for (int d = 0; d < ndev; d++) {
-            in->cost[v * ndev + d] = cost[v] * (1 + 7 * d);
-            for (int e = 0; e < ndev; e++) in->copy[(v * ndev + d) * ndev + e] = d == e ? 0.0 : 0.5;
-        }
-    return in;
-}
 
 /* Highest U of a stage schedule on device d (the MILP's accounting). */
 static int64_t stage_peak(const xe_instance *in, const xe_stages *st, int d)
@@ -59,27 +37,6 @@ static int64_t stage_peak(const xe_instance *in, const xe_stages *st, int d)
     return (int64_t)peak;
 }
 
-/* Asserts that st passes xe_stages_check and that the simulator replays its event list
- * within the budgets at the same total time. */
-static void assert_valid(const xe_instance *in, const xe_stages *st)
-{
-    xe_err err = {{0}};
-    int rc = xe_stages_check(in, st, &err);
-    if (rc) fprintf(stderr, "check: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    xe_schedule s;
-    xe_schedule_init(&s);
-    assert_int_equal(xe_stages_to_schedule(in, st, &s, &err), XE_OK);
-    xe_sim_result sr;
-    rc = xe_sim_run(in, &s, &sr, &err);
-    if (rc) fprintf(stderr, "sim: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    double c = xe_stages_cost(in, st);
-    assert_true(fabs(sr.total_time - c) <= 1e-9 * fmax(1.0, c));
-    for (int d = 0; d < in->ndev; d++) assert_true(sr.dev[d].peak <= in->dev[d].budget);
-    xe_schedule_clear(&s);
-}
-
 /* Runs the greedy, asserts XE_OK and validity, returns its cost. */
 static double greedy_ok(const xe_instance *in)
 {
@@ -88,7 +45,7 @@ static double greedy_ok(const xe_instance *in)
     int rc = xe_heur_greedy(in, &st, &err);
     if (rc) fprintf(stderr, "greedy: %s\n", err.msg);
     assert_int_equal(rc, XE_OK);
-    assert_valid(in, &st);
+    xe_test_assert_stages_valid(in, &st);
     double c = xe_stages_cost(in, &st);
     xe_stages_clear(&st);
     return c;
@@ -105,7 +62,7 @@ static void test_checkpoint_all_diamond(void **state)
     const int64_t mem[] = {4, 2, 3, 5};
     const double cost[] = {1, 2, 3, 4};
     const int edges[] = {0, 1, 0, 2, 1, 3, 2, 3, -1};
-    xe_instance *in = make(4, mem, cost, edges, 2);
+    xe_instance *in = xe_test_array_instance(4, mem, cost, edges, 2);
     in->dev[0].budget = 10;
     in->dev[1].budget = 10;
     assert_int_equal(xe_instance_norecompute_peak(in->g), 10);
@@ -119,7 +76,7 @@ static void test_checkpoint_all_diamond(void **state)
     assert_int_equal(*xe_S(&st, 3, 0, 0), 0);
     assert_int_equal(*xe_S(&st, 3, 1, 0), 1);
     assert_int_equal(*xe_S(&st, 3, 2, 0), 1);
-    assert_valid(in, &st);
+    xe_test_assert_stages_valid(in, &st);
     xe_stages_clear(&st);
     assert_true(fabs(greedy_ok(in) - 10.0) < 1e-12);
     /* device 1 costs (1 + 7) x: 80 */
@@ -186,7 +143,7 @@ static void test_greedy_plain_chain(void **state)
         edges[2 * (v - 1) + 1] = v;
     }
     edges[18] = -1;
-    xe_instance *in = make(10, mem, cost, edges, 1);
+    xe_instance *in = xe_test_array_instance(10, mem, cost, edges, 1);
     in->dev[0].budget = xe_instance_min_footprint(in->g);
     assert_int_equal(in->dev[0].budget, 7); /* 3 + 4 (nodes 2 and 3, or 6 and 7) */
     assert_true(fabs(greedy_ok(in) - 55.0) < 1e-9);
@@ -204,7 +161,7 @@ static void test_greedy_small_training(void **state)
     const int64_t mem[] = {1, 1, 1, 1, 1, 1};
     const double cost[] = {1, 1, 1, 1, 1, 1};
     const int edges[] = {0, 1, 1, 2, 2, 3, 1, 4, 3, 4, 0, 5, 4, 5, -1};
-    xe_instance *in = make(6, mem, cost, edges, 1);
+    xe_instance *in = xe_test_array_instance(6, mem, cost, edges, 1);
     assert_int_equal(xe_instance_norecompute_peak(in->g), 4);
     in->dev[0].budget = 4;
     assert_true(fabs(greedy_ok(in) - 6.0) < 1e-9);
@@ -284,7 +241,7 @@ static int sweep(xe_instance *in, const char *what, int must_from)
         if (rc == XE_EINFEASIBLE && s < must_from) continue;
         if (rc) fprintf(stderr, "greedy (%s, budget %lld): %s\n", what, (long long)in->dev[0].budget, err.msg);
         assert_int_equal(rc, XE_OK);
-        assert_valid(in, &st);
+        xe_test_assert_stages_valid(in, &st);
         double c = xe_stages_cost(in, &st);
         xe_stages_clear(&st);
         assert_true(c >= base - 1e-9 * base);
@@ -414,7 +371,7 @@ static void test_greedy_tiny_instances(void **state)
             assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
             double c = INFINITY;
             if (rc == XE_OK) {
-                assert_valid(in, &st);
+                xe_test_assert_stages_valid(in, &st);
                 c = xe_stages_cost(in, &st);
                 xe_stages_clear(&st);
             }
@@ -433,7 +390,7 @@ static void test_greedy_tiny_instances(void **state)
             for (int d = 0; d < ndev; d++) in->dev[d].budget = xe_graph_total_mem(in->g);
             rc = xe_heur_greedy(in, &st, &err);
             assert_int_equal(rc, XE_OK);
-            assert_valid(in, &st);
+            xe_test_assert_stages_valid(in, &st);
             xe_stages_clear(&st);
             xe_instance_free(in);
         }
@@ -501,7 +458,7 @@ static void test_portfolio_from_min_budget(void **state)
             if (rc != XE_OK) continue;
             found[ndev - 1]++;
             if (k == 0) at_min_ok++;
-            assert_valid(in, &st);
+            xe_test_assert_stages_valid(in, &st);
             double c = xe_stages_cost(in, &st);
             assert_true(c >= opt - 1e-9 * fmax(1.0, opt));
             gap += c / opt - 1;
@@ -558,7 +515,7 @@ static void test_greedy_large_training(void **state)
             rc = xe_heur_best(in, &st, &which, &err);
             dt = now() - t0;
             assert_int_equal(rc, XE_OK);
-            assert_valid(in, &st);
+            xe_test_assert_stages_valid(in, &st);
             print_message("  portfolio %.3f s (%s), cost / checkpoint-all = %.3f\n", dt, which,
                           xe_stages_cost(in, &st) / base);
             xe_stages_clear(&st);

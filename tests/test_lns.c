@@ -16,24 +16,10 @@
 
 #include "brute/brute.h"
 #include "support/randinst.h"
+#include "support/valid.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
-
-static void assert_valid(const xe_instance *in, const xe_stages *st)
-{
-    xe_err err = {{0}};
-    int rc = xe_stages_check(in, st, &err);
-    if (rc) fprintf(stderr, "check: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    xe_schedule s;
-    xe_schedule_init(&s);
-    assert_int_equal(xe_stages_to_schedule(in, st, &s, &err), XE_OK);
-    xe_sim_result sr;
-    assert_int_equal(xe_sim_run(in, &s, &sr, &err), XE_OK);
-    assert_true(fabs(sr.total_time - xe_stages_cost(in, st)) <= 1e-9 * fmax(1.0, sr.total_time));
-    xe_schedule_clear(&s);
-}
 
 /* 1 when every R, S, C of stage t and node i agrees in a and b. */
 static int same_entry(const xe_stages *a, const xe_stages *b, int t, int i)
@@ -82,7 +68,7 @@ static void test_windows_fix_the_rest(void **state)
             xe_milp_result r;
             assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
             assert_non_null(r.sol.R);
-            assert_valid(in, &r.sol);
+            xe_test_assert_stages_valid(in, &r.sol);
             double c = xe_stages_cost(in, &r.sol);
             assert_true(c <= c0 + 1e-9);
             assert_true(c >= opt - 1e-9);
@@ -98,6 +84,8 @@ static void test_windows_fix_the_rest(void **state)
                         for (int d = 0; d < ndev; d++) {
                             assert_true(*xe_R(&r.sol, t, i, d) <= *xe_R(&start, t, i, d));
                             assert_true(*xe_S(&r.sol, t, i, d) <= *xe_S(&start, t, i, d));
+                            for (int e = 0; e < ndev; e++)
+                                assert_true(*xe_C(&r.sol, t, i, d, e) <= *xe_C(&start, t, i, d, e));
                         }
                     }
                 }
@@ -141,7 +129,7 @@ static void test_lns_reaches_optimum(void **state)
             print_error("seed %llu (n %d, %d devices): not proven optimal after %d windows, %.1f s, %s\n",
                         (unsigned long long)seed, n, ndev, r.iterations, r.time_total, r.stop);
         assert_true(r.optimal);
-        assert_valid(in, &r.sol);
+        xe_test_assert_stages_valid(in, &r.sol);
         assert_true(fabs(r.objective - opt) <= 1e-6 * fmax(1.0, opt));
         assert_true(fabs(xe_stages_cost(in, &r.sol) - r.objective) <= 1e-9 * fmax(1.0, opt));
         assert_true(fabs(r.bound - r.objective) <= 1e-9 * fmax(1.0, opt));
@@ -189,7 +177,7 @@ static void test_lns_time_limit(void **state)
     assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
     double t = now() - t0;
     assert_true(t < 4.0);
-    assert_valid(in, &r.sol);
+    xe_test_assert_stages_valid(in, &r.sol);
     assert_true(r.objective <= xe_stages_cost(in, &start) + 1e-9);
     assert_true(r.ntrace >= 1 && r.ntrace <= 64);
     for (int k = 1; k < r.ntrace; k++) {

@@ -84,6 +84,13 @@ double xe_bound_cheapest(const xe_instance *in);
 #define XE_EVICTION_MAX_NODES 8000
 double xe_bound_eviction(const xe_instance *in);
 
+/* The best of the two combinatorial bounds for stage schedules, seconds:
+ * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite
+ * eviction bound would claim no stage schedule exists; the planners report that
+ * themselves). INFINITY when some node fits no device. What solve and sweep report
+ * before any MILP bound. */
+double xe_bound_stage(const xe_instance *in);
+
 /* LP relaxation of the MILP (xe_milp_solve with relax = 1): *lp = its optimum, a lower
  * bound on the stage-class optimum, or -INFINITY when the LP did not finish within
  * time_limit seconds (solved in a child process killed at the limit when isolate).

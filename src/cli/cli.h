@@ -65,6 +65,15 @@ int xe_cli_check_outputs_differ(const char *a, const char *a_opt, const char *b,
  * when the devices are known. */
 int xe_cli_check_threads(const char *s);
 
+/* Option-parsing tails shared by the subcommands. xe_cli_bad_arg prints "unknown option
+ * 'A' (try --help)" when a starts with '-', else "unexpected argument 'A'", and returns
+ * XE_EXIT_USAGE. xe_cli_whole parses v (option opt) as a whole number from lo to hi into
+ * *out; xe_cli_seed parses v as an unsigned 64-bit seed (strtoull) into *out. Both return
+ * 0, or print the usage error (one line) and return -1. */
+int xe_cli_bad_arg(const char *a);
+int xe_cli_whole(const char *opt, const char *v, long lo, long hi, int *out);
+int xe_cli_seed(const char *v, unsigned long long *out);
+
 /* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
 int xe_cli_check_model(const char *path, const char *command);
 

@@ -52,6 +52,36 @@ int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
     return 1;
 }
 
+int xe_cli_bad_arg(const char *a)
+{
+    if (a[0] == '-') fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
+    else fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
+    return XE_EXIT_USAGE;
+}
+
+int xe_cli_whole(const char *opt, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || end == v || x < lo || x > hi) {
+        fprintf(stderr, "xengine: error: %s must be a whole number from %ld to %ld\n", opt, lo, hi);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+int xe_cli_seed(const char *v, unsigned long long *out)
+{
+    char *end;
+    *out = strtoull(v, &end, 10);
+    if (*end || end == v) {
+        fprintf(stderr, "xengine: error: --seed must be a whole number\n");
+        return -1;
+    }
+    return 0;
+}
+
 int xe_cli_check_threads(const char *s)
 {
     const char *p = s;

@@ -44,14 +44,10 @@ int xe_cli_export_graph(int argc, char **argv)
             }
             if (!strcmp(a, "--costs-out")) costs_out = argv[++i];
             else out = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
-        } else if (!io.graph) {
+        } else if (a[0] != '-' && !io.graph) {
             io.graph = a;
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(a);
         }
     }
     if (!io.graph || !out) {

@@ -663,16 +663,12 @@ int xe_cli_plot(int argc, char **argv)
             }
             if (!strcmp(a, "--out-dir")) dir = argv[++i];
             else fmt = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
-        } else if (!io.graph) {
+        } else if (a[0] != '-' && !io.graph) {
             io.graph = a;
-        } else if (!path) {
+        } else if (a[0] != '-' && !path) {
             path = a;
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(a);
         }
     }
     if (!io.graph || !path || !dir) {

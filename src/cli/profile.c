@@ -35,18 +35,6 @@ static void help(FILE *f)
             "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error\n");
 }
 
-static int whole(const char *opt, const char *v, long lo, long hi, int *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (*end || end == v || x < lo || x > hi) {
-        fprintf(stderr, "xengine: error: %s must be a whole number from %ld to %ld\n", opt, lo, hi);
-        return -1;
-    }
-    *out = (int)x;
-    return 0;
-}
-
 int xe_cli_profile(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
@@ -71,30 +59,23 @@ int xe_cli_profile(int argc, char **argv)
             }
             const char *v = argv[++i];
             int x;
+            unsigned long long seed;
             if (!strcmp(a, "-o")) out = v;
             else if (!strcmp(a, "--threads")) threads = v;
             else if (!strcmp(a, "--runs")) {
-                if (whole(a, v, 1, 100000, &x)) return XE_EXIT_USAGE;
+                if (xe_cli_whole(a, v, 1, 100000, &x)) return XE_EXIT_USAGE;
                 po.runs = x;
             } else if (!strcmp(a, "--warmup")) {
-                if (whole(a, v, 0, 100000, &x)) return XE_EXIT_USAGE;
+                if (xe_cli_whole(a, v, 0, 100000, &x)) return XE_EXIT_USAGE;
                 po.warmup = x;
             } else {
-                char *end;
-                po.seed = strtoull(v, &end, 10);
-                if (*end || end == v) {
-                    fprintf(stderr, "xengine: error: --seed must be a whole number\n");
-                    return XE_EXIT_USAGE;
-                }
+                if (xe_cli_seed(v, &seed)) return XE_EXIT_USAGE;
+                po.seed = seed;
             }
-        } else if (a[0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
-        } else if (!io.graph) {
+        } else if (a[0] != '-' && !io.graph) {
             io.graph = a;
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(a);
         }
     }
     if (!io.graph || !out) {

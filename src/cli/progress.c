@@ -33,11 +33,17 @@ static void relay(int in, int out)
     char line[1024];
     size_t len = 0;
     int open_line = 0; /* a progress line is shown without its newline */
+    char chunk[4096];
+    ssize_t got = 0, at = 0;
     for (;;) {
-        char c;
-        ssize_t k = read(in, &c, 1);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
+        if (at == got) { /* refill: one read per chunk, not per byte */
+            ssize_t k = read(in, chunk, sizeof chunk);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            got = k;
+            at = 0;
+        }
+        char c = chunk[at++];
         if (c != '\n' && len + 1 < sizeof line) {
             line[len++] = c;
             continue;

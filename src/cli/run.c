@@ -105,35 +105,21 @@ int xe_cli_run(int argc, char **argv)
                 return XE_EXIT_USAGE;
             }
             const char *v = argv[++i];
-            char *end;
             if (!strcmp(a, "--threads")) {
                 threads = v;
-            } else if (!strcmp(a, "--warmup") || !strcmp(a, "--repeat")) {
-                int rep = !strcmp(a, "--repeat");
-                long w = strtol(v, &end, 10);
-                if (*end || end == v || w < rep || w > 1000) {
-                    fprintf(stderr, "xengine: error: %s must be a whole number from %d to 1000\n", a, rep);
-                    return XE_EXIT_USAGE;
-                }
-                if (rep) repeat = (int)w;
-                else warmup = (int)w;
-            } else {
-                seed = strtoull(v, &end, 10);
-                if (*end || end == v) {
-                    fprintf(stderr, "xengine: error: --seed must be a whole number\n");
-                    return XE_EXIT_USAGE;
-                }
+            } else if (!strcmp(a, "--warmup")) {
+                if (xe_cli_whole(a, v, 0, 1000, &warmup)) return XE_EXIT_USAGE;
+            } else if (!strcmp(a, "--repeat")) {
+                if (xe_cli_whole(a, v, 1, 1000, &repeat)) return XE_EXIT_USAGE;
+            } else if (xe_cli_seed(v, &seed)) {
+                return XE_EXIT_USAGE;
             }
-        } else if (a[0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
-        } else if (!io.graph) {
+        } else if (a[0] != '-' && !io.graph) {
             io.graph = a;
-        } else if (!path) {
+        } else if (a[0] != '-' && !path) {
             path = a;
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(a);
         }
     }
     if (!io.graph || !path) {

@@ -40,16 +40,12 @@ int xe_cli_simulate(int argc, char **argv)
             return XE_EXIT_OK;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", argv[i]);
-            return XE_EXIT_USAGE;
-        } else if (!io.graph) {
+        } else if (argv[i][0] != '-' && !io.graph) {
             io.graph = argv[i];
-        } else if (!path) {
+        } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", argv[i]);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(argv[i]);
         }
     }
     if (!io.graph || !path) {

@@ -346,8 +346,7 @@ int xe_cli_solve(int argc, char **argv)
                                                    t_heur};
 
     /* 3. LNS (auto: 60% of the time, lns: all of it; docs/lns.md), then the MILP */
-    double lb0 = xe_bound_cheapest(in), t_lns = 0, lb_ev = xe_bound_eviction(in);
-    if (isfinite(lb_ev)) lb0 = fmax(lb0, lb_ev); /* docs/lns.md, "Bounds" */
+    double lb0 = xe_bound_stage(in), t_lns = 0; /* docs/lns.md, "Bounds" */
     int lns_all = 0; /* LNS had all the time: no MILP after it */
     if (!heur_only && hrc == XE_OK && (!strcmp(method, "auto") || !strcmp(method, "lns"))) {
         xe_lns_opts lo;

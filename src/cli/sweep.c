@@ -727,14 +727,10 @@ int xe_cli_sweep(int argc, char **argv)
                 else if (!strcmp(a, "--threads")) o.threads = x > 64 ? 64 : (int)x;
                 else o.batch_limit = (long long)x;
             }
-        } else if (a[0] == '-') {
-            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
-            return XE_EXIT_USAGE;
-        } else if (!o.io.graph) {
+        } else if (a[0] != '-' && !o.io.graph) {
             o.io.graph = a;
         } else {
-            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
-            return XE_EXIT_USAGE;
+            return xe_cli_bad_arg(a);
         }
     }
     if (!o.io.graph) {

@@ -14,12 +14,6 @@ void xe_exec_opts_default(xe_exec_opts *o)
     o->repeat = 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static const char *kind_name(xe_event_kind k)
 {
     return k == XE_EV_COMPUTE ? "compute" : k == XE_EV_COPY ? "copy" : "free";
@@ -91,8 +85,7 @@ int xe_exec_run(const xe_net *net, const xe_train_map *map, const xe_instance *i
         const xe_event *e = &s->ev[i];
         if (e->kind == XE_EV_FREE) continue;
         for (int r = 0; r < repeat; r++) col[r] = evt[(size_t)r * len + (size_t)i];
-        qsort(col, (size_t)repeat, sizeof *col, cmp_double);
-        double med = repeat % 2 ? col[repeat / 2] : 0.5 * (col[repeat / 2 - 1] + col[repeat / 2]);
+        double med = xe_median(col, repeat);
         if (e->kind == XE_EV_COMPUTE) {
             res->dev[e->dev].compute_time += med;
             res->dev[e->dev].computes++;

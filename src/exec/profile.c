@@ -14,18 +14,6 @@ void xe_profile_opts_default(xe_profile_opts *o)
     o->seed = 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 int xe_profile_run(const xe_net *net, const xe_train_map *map, xe_instance *inst, const xe_profile_opts *o,
                    xe_err *err)
 {
@@ -68,7 +56,7 @@ int xe_profile_run(const xe_net *net, const xe_train_map *map, xe_instance *inst
         for (int r = 0; r < o->runs && !rc; r++)
             for (int v = 0; v < g->n && !rc; v++) rc = xe_rt_compute(&rt, v, d, &tv[(size_t)v * o->runs + r], err);
         for (int v = 0; v < g->n && !rc; v++)
-            inst->cost[(int64_t)v * inst->ndev + d] = median(&tv[(size_t)v * o->runs], o->runs);
+            inst->cost[(int64_t)v * inst->ndev + d] = xe_median(&tv[(size_t)v * o->runs], o->runs);
         xe_rt_release_all(&rt);
     }
     free(tv);
@@ -90,7 +78,7 @@ int xe_profile_run(const xe_net *net, const xe_train_map *map, xe_instance *inst
                         if (b) memcpy(dst, src, (size_t)b);
                         t[r] = xe_now() - t0;
                     }
-                    inst->copy[((int64_t)v * inst->ndev + d) * inst->ndev + e] = median(t, o->runs);
+                    inst->copy[((int64_t)v * inst->ndev + d) * inst->ndev + e] = xe_median(t, o->runs);
                 }
         }
         free(src);

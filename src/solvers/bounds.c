@@ -179,3 +179,9 @@ out:
     if (!isfinite(base)) return INFINITY;
     return base + best_extra;
 }
+
+double xe_bound_stage(const xe_instance *in)
+{
+    double lb = xe_bound_cheapest(in), ev = xe_bound_eviction(in);
+    return isfinite(ev) ? fmax(lb, ev) : lb;
+}

@@ -150,7 +150,6 @@ static double now_s(void)
 
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
 {
-    const xe_graph *g = in->g;
     int n = st->n, D = st->ndev;
     double t0 = now_s();
     xe_stages orig;
@@ -231,7 +230,6 @@ int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe
         memset(&orig, 0, sizeof orig);
     }
 out:
-    (void)g;
     xe_stages_clear(&orig);
     free(U), free(last), free(saveR), free(saveS), free(saveC), free(cand);
     return rc;

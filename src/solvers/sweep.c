@@ -123,14 +123,15 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
             start = &base[m];
             which = method_name[m];
         }
-    if (o->seed && o->seed->n == in->g->n && o->seed->ndev == in->ndev && xe_stages_check(in, o->seed, &e2) == XE_OK &&
-        xe_stages_cost(in, o->seed) < best) {
-        best = xe_stages_cost(in, o->seed);
-        start = o->seed;
-        which = "carried";
+    if (o->seed && o->seed->n == in->g->n && o->seed->ndev == in->ndev && xe_stages_check(in, o->seed, &e2) == XE_OK) {
+        double cs = xe_stages_cost(in, o->seed);
+        if (cs < best) {
+            best = cs;
+            start = o->seed;
+            which = "carried";
+        }
     }
-    double lb = xe_bound_cheapest(in), lb_ev = xe_bound_eviction(in);
-    if (isfinite(lb_ev)) lb = fmax(lb, lb_ev);
+    double lb = xe_bound_stage(in);
     int proven = ruled_out(in);
     xe_lns_result lns;
     memset(&lns, 0, sizeof lns);

@@ -6,6 +6,7 @@
  * usage: xe_bench [--graphs DIR] [--limit S] [--budgets 90,80,70,60,50]
  *                 [--presets gpu,gpu+cpu] [--methods heuristic,milp,lns,milp-nostart]
  *                 [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]
+ *                 [--lns-slice S] [--verbose N]  (LNS progress on stderr: 1 lines, 2 each neighbourhood)
  *
  * Every schedule is replayed by the simulator before it is counted. Times are wall
  * seconds on this machine from the start of the method (the heuristic's time is part of
@@ -37,6 +38,8 @@ typedef struct bench_opts {
     int npresets;
     char methods[256];
     int threads, max_nodes;
+    double slice; /* LNS seconds per neighbourhood (0: default) */
+    int verbose; /* LNS progress level on stderr (0: none, 2: each neighbourhood) */
 } bench_opts;
 
 typedef struct row {
@@ -236,6 +239,8 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         lo.threads = o->threads;
         lo.isolate = 1;
         lo.bound = bound;
+        lo.progress = o->verbose;
+        lo.slice = o->slice;
         xe_lns_result lr;
         t0 = now_s();
         int rc = xe_lns_solve(in, &heur, &lo, &lr, &err);
@@ -292,6 +297,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--threads")) o.threads = atoi(v);
         else if (!strcmp(a, "--max-nodes")) o.max_nodes = atoi(v);
         else if (!strcmp(a, "--csv")) o.csv = v;
+        else if (!strcmp(a, "--verbose")) o.verbose = atoi(v);
+        else if (!strcmp(a, "--lns-slice")) o.slice = atof(v);
         else {
             fprintf(stderr, "xe_bench: unknown option %s\n", a);
             return 1;

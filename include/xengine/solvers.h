@@ -69,17 +69,20 @@ int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe
 double xe_bound_cheapest(const xe_instance *in);
 
 /* Eviction lower bound, seconds, valid for stage schedules (node t first computed in
- * stage t, as in the MILP; docs/lns.md "Bounds"): at stage t, node t, its inputs and every
- * u < t read after stage t (the set S_t) must each be resident on device d or pay an
- * extra cost of at least delta_u (recomputed later, for a u only read after stage t:
- * its cheapest cost; copied, for u != t: its cheapest copy; computed on another device:
- * the cost above its cheapest; t and its inputs cannot wait for a recomputation). So the
- * tensors of S_t absent from d carry at least mem(S_t) - budget[d] bytes, and the
- * objective is at least the sum of cheapest costs plus, for the worst (t, d), the
- * cheapest fractional cover of that excess (a knapsack LP of one row). Each tensor's
- * extra event is its own, so the bound adds to the cheapest costs. O(D n^2 log n): on
- * graphs of more than XE_EVICTION_MAX_NODES nodes only the sum of cheapest costs;
- * INFINITY when some node fits no device or some excess cannot be covered;
+ * stage t, as in the MILP; docs/lns.md "Bounds"): at t's step, node t, its inputs and
+ * every u < t read after stage t (the set S_t) must each be resident on device d or pay
+ * an extra cost of at least delta_u of its own: a u read after stage t may be resident
+ * nowhere and computed again later (its cheapest cost); or it is resident on another
+ * device e, having been copied there or computed there (cost above its cheapest), and
+ * then, when read after stage t, its readers need it again: a copy back or a
+ * recomputation, or readers moved to e (their cost above their cheapest, shared among
+ * their inputs). Either t runs on d (t and its inputs resident) or elsewhere (t pays its
+ * cost above its cheapest, its inputs may be absent). So the tensors of S_t absent from d
+ * carry at least mem(S_t) - budget[d] bytes, and the objective is at least the sum of
+ * cheapest costs plus, for the worst (t, d), the lesser of the two cases' cheapest
+ * fractional covers of that excess (knapsack LPs of one row). O(D^2 n (n + m) + D n^2
+ * log n): on graphs of more than XE_EVICTION_MAX_NODES nodes only the sum of cheapest
+ * costs; INFINITY when some node fits no device or some excess cannot be covered;
  * 0 (a trivial bound) when an allocation fails. */
 #define XE_EVICTION_MAX_NODES 8000
 double xe_bound_eviction(const xe_instance *in);
@@ -118,6 +121,8 @@ typedef struct xe_lns_opts {
                            window (0) */
     int window;         /* initial window in stages, 0: chosen from the model size */
     uint64_t seed;      /* window offsets (1) */
+    double slice;       /* wall seconds at most per neighbourhood solve, 0: the default
+                           max(1, min(time_limit / 30, 5)) */
 } xe_lns_opts;
 
 typedef struct xe_lns_result {

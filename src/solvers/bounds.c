@@ -100,12 +100,62 @@ int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, 
 
 /* ---- eviction bound (docs/lns.md, "Bounds") ------------------------------------------ */
 
-typedef struct { double ratio, mem, delta; } evict_item;
+typedef struct { double ratio, mem, delta; int kind; } evict_item; /* kind: in_set below */
 
 static int cmp_ratio(const void *a, const void *b)
 {
     double x = ((const evict_item *)a)->ratio, y = ((const evict_item *)b)->ratio;
     return x < y ? -1 : x > y;
+}
+
+/* Cheapest copy of u into device x from any other device (INFINITY with one device). */
+static double copy_into(const xe_instance *in, int u, int x)
+{
+    double c = INFINITY;
+    for (int f = 0; f < in->ndev; f++)
+        if (f != x) c = fmin(c, xe_copy_cost(in, u, f, x));
+    return c;
+}
+
+/* Extra cost, beyond its cheapest computation, that a tensor u < t of S_t pays when it
+ * is absent from device d at t's step. A tensor only read after stage t (input = 0) may
+ * be resident nowhere and computed again later (at least cmin[u]). Otherwise it is
+ * resident on some e != d (for an input of t, e runs t): it got there by a copy into e
+ * or by a computation on e (the cost above its cheapest); and when it is read after
+ * stage t, its readers still need it: a reader on d needs a new event after t (a copy
+ * into d or a recomputation), a reader on a third device x a copy into x or a
+ * computation of u on x, and readers on e pay their own cost above their cheapest, of
+ * which u claims the share 1/indegree (no reader is claimed more than once in total by
+ * the tensors of one row, so the extra events stay disjoint). */
+static double absent_delta(const xe_instance *in, const double *cmin, int u, int t, int d, int input, int read_later)
+{
+    const xe_graph *g = in->g;
+    int D = in->ndev;
+    double delta = input ? INFINITY : cmin[u];
+    for (int e = 0; e < D; e++) {
+        if (e == d) continue;
+        double first = copy_into(in, u, e);
+        if (fits(in, u, e)) first = fmin(first, xe_cost(in, u, e) - cmin[u]);
+        if (!isfinite(first)) continue;
+        if (!read_later) {
+            delta = fmin(delta, fmax(first, 0));
+            continue;
+        }
+        double second = fmin(cmin[u], copy_into(in, u, d)), readers = 0;
+        for (int x = 0; x < D; x++)
+            if (x != d && x != e) {
+                second = fmin(second, copy_into(in, u, x));
+                if (fits(in, u, x)) second = fmin(second, xe_cost(in, u, x) - cmin[u]);
+            }
+        for (int p = g->succ_off[u]; p < g->succ_off[u + 1] && isfinite(readers); p++) {
+            int r = g->succ[p];
+            if (r <= t) continue;
+            if (!fits(in, r, e)) readers = INFINITY;
+            else readers += fmax(0, xe_cost(in, r, e) - cmin[r]) / (double)(g->pred_off[r + 1] - g->pred_off[r]);
+        }
+        delta = fmin(delta, fmax(first, 0) + fmin(second, readers));
+    }
+    return delta;
 }
 
 double xe_bound_eviction(const xe_instance *in)
@@ -142,35 +192,42 @@ double xe_bound_eviction(const xe_instance *in)
             for (int u = 0; u <= t; u++) {
                 if (!in_set[u]) continue;
                 need += g->nodes[u].mem;
-                /* Absent from d at step t: u is resident on another device, computed there
-                 * (cost above its cheapest) or copied there; or, for a tensor only read
-                 * after stage t (in_set 1), resident nowhere and recomputed later. An input
-                 * of t (2) is needed on the device running t, and t itself (3) is computed
-                 * there for the first time, so neither can wait for a recomputation, and t
-                 * cannot have been copied. */
-                double delta = INFINITY;
-                if (in_set[u] == 1) delta = cmin[u];
-                if (in_set[u] != 3)
-                    for (int e = 0; e < D; e++)
-                        for (int f = 0; f < D; f++)
-                            if (e != f) delta = fmin(delta, xe_copy_cost(in, u, e, f));
-                for (int e = 0; e < D; e++)
-                    if (e != d && fits(in, u, e)) delta = fmin(delta, xe_cost(in, u, e) - cmin[u]);
+                /* what u pays when absent from d at t's step (absent_delta); t itself, which
+                 * is computed there for the first time, is handled below */
+                if (in_set[u] == 3) continue;
+                double delta = absent_delta(in, cmin, u, t, d, in_set[u] == 2, last[u] > t);
                 if (g->nodes[u].mem > 0 && isfinite(delta))
                     items[k++] = (evict_item){fmax(delta, 0) / (double)g->nodes[u].mem, (double)g->nodes[u].mem,
-                                              fmax(delta, 0)};
+                                              fmax(delta, 0), in_set[u]};
             }
             double excess = (double)(need - in->dev[d].budget);
             if (excess <= 0) continue;
-            /* cheapest fractional cover of the excess (LP of this one row) */
+            /* Either t runs on d at this step, and then t and its inputs are resident there,
+             * or it runs elsewhere (t absent, paying its item in full) and its inputs may be
+             * absent too. The cheapest fractional cover of the excess (LP of this one row)
+             * in each case; the bound is the lesser. */
             qsort(items, (size_t)k, sizeof *items, cmp_ratio);
-            double extra = 0;
-            for (int i = 0; i < k && excess > 0; i++) {
-                double take = fmin(items[i].mem, excess);
-                extra += items[i].ratio * take;
-                excess -= take;
+            double extra_on = 0, left_on = excess, extra_off = INFINITY, left_off = 0;
+            for (int e = 0; e < D; e++) /* t computed on another device */
+                if (e != d && fits(in, t, e)) extra_off = fmin(extra_off, fmax(0, xe_cost(in, t, e) - cmin[t]));
+            if (isfinite(extra_off)) left_off = excess - (double)g->nodes[t].mem;
+            for (int i = 0; i < k; i++) {
+                double take;
+                if (items[i].kind == 1 && left_on > 0) {
+                    take = fmin(items[i].mem, left_on);
+                    extra_on += items[i].ratio * take;
+                    left_on -= take;
+                }
+                if (left_off > 0) {
+                    take = fmin(items[i].mem, left_off);
+                    extra_off += items[i].ratio * take;
+                    left_off -= take;
+                }
             }
-            if (excess > 0) { base = INFINITY; goto out; } /* cannot fit at all */
+            if (left_on > 0) extra_on = INFINITY;
+            if (left_off > 0) extra_off = INFINITY;
+            double extra = fmin(extra_on, extra_off);
+            if (!isfinite(extra)) { base = INFINITY; goto out; } /* cannot fit at all */
             best_extra = fmax(best_extra, extra);
         }
     }

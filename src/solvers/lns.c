@@ -21,6 +21,7 @@ void xe_lns_opts_default(xe_lns_opts *o)
     o->progress = 0;
     o->window = 0;
     o->seed = 1;
+    o->slice = 0;
 }
 
 void xe_lns_result_clear(xe_lns_result *res) { xe_stages_clear(&res->sol); }
@@ -114,8 +115,8 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     memset(res, 0, sizeof *res);
     res->objective = INFINITY;
     res->bound = o->bound;
-    if (!(o->time_limit > 0) || !(o->rel_gap >= 0) || o->threads < 1 || o->window < 0)
-        return xe_err_set(err, XE_EINVAL, "LNS: time limit must be > 0, gap >= 0, threads >= 1, window >= 0");
+    if (!(o->time_limit > 0) || !(o->rel_gap >= 0) || o->threads < 1 || o->window < 0 || !(o->slice >= 0))
+        return xe_err_set(err, XE_EINVAL, "LNS: time limit must be > 0, gap >= 0, threads >= 1, window >= 0, slice >= 0");
     int rc = xe_stages_check(in, start, err);
     if (rc) return rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINVAL, "LNS: the start schedule is not valid: %s", err ? err->msg : "");
     rc = xe_stages_copy(&res->sol, start);
@@ -217,7 +218,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         mo.rel_gap = 1e-6;
         /* a neighbourhood gets a slice of the time; the whole model gets what is left */
         int whole = !nodes_kind && w == n;
-        double slice = whole ? left : fmax(1.0, fmin(0.15 * o->time_limit, 10.0));
+        double slice = whole ? left : o->slice > 0 ? o->slice : fmax(1.0, fmin(o->time_limit / 30, 5.0));
         mo.time_limit = fmin(slice, left);
         xe_milp_result mr;
         rc = xe_milp_solve(in, &mo, &mr, err);

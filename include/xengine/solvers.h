@@ -143,9 +143,11 @@ typedef struct xe_lns_result {
 
 void xe_lns_opts_default(xe_lns_opts *o);
 
-/* Improves start (must pass xe_stages_check) by re-solving windows of consecutive
- * stages with the MILP while every other stage stays fixed to the incumbent; the window
- * grows when a sweep finds nothing and shrinks when windows hit their time limit. The
+/* Improves start (must pass xe_stages_check) by re-solving neighbourhoods with the MILP
+ * while everything else stays fixed to the incumbent, in rotation: windows of
+ * consecutive stages, connected node sets, and the nodes the incumbent recomputes or
+ * copies (docs/lns.md, "LNS"); neighbourhoods grow when a sweep finds nothing and shrink
+ * when they hit their time slice. The
  * incumbent is always a valid schedule: each improvement passes xe_stages_check and the
  * simulator before it is kept. Returns XE_OK with res filled (res->sol at least as good
  * as start); XE_EINVAL for a bad start or options; XE_ENOMEM; XE_ESOLVER when CBC

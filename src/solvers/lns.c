@@ -178,15 +178,19 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         }
         /* alternate: a window of consecutive stages, then a connected set of nodes free in
          * every stage (a tensor's whole life: where it is kept, copied, recomputed) */
-        int nodes_kind = (it % 2 == 1) && w < n;
+        /* rotate: a window of consecutive stages; a connected set of nodes free in every
+         * stage (a tensor's whole life: where it is kept, copied, recomputed); every node
+         * the incumbent pays extra for, with its inputs and users, plus a run of
+         * consecutive nodes (a change that moves recomputations far apart) */
+        int kind = w < n ? it % 3 : 0, nodes_kind = kind != 0;
         int a = 0, b = 0;
-        if (!nodes_kind) {
+        if (kind == 0) {
             a = pos, b = pos + w;
             if (b > n) {
                 b = n;
                 a = n - w;
             }
-        } else {
+        } else if (kind == 1) {
             memset(mask, 0, (size_t)n);
             int seed = (int)(splitmix(&rng) % (uint64_t)n), qh = 0, qt = 0;
             if (splitmix(&rng) % 2) { /* half of the time: a node the incumbent pays extra for */
@@ -206,6 +210,22 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                     if (!mask[g->succ[p]]) mask[g->succ[p]] = 1, queue[qt++] = g->succ[p];
             }
             for (int k = qh; k < qt; k++) mask[queue[k]] = 0; /* queued, not taken */
+        } else {
+            memset(mask, 0, (size_t)n);
+            double acc = 0;
+            for (int i = 0; i < n; i++) {
+                if (!extra_work(&res->sol, i)) continue;
+                mask[i] = 1;
+                for (int p = g->pred_off[i]; p < g->pred_off[i + 1]; p++) mask[g->pred[p]] = 1;
+                for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) mask[g->succ[p]] = 1;
+            }
+            for (int i = 0; i < n; i++) acc += mask[i] ? (double)ncols[i] : 0;
+            if (acc > target) { /* too many: keep a random half of them, and so on */
+                for (int i = 0; i < n && acc > target; i++)
+                    if (mask[i] && splitmix(&rng) % 2) mask[i] = 0, acc -= (double)ncols[i];
+            }
+            for (int i = (int)(splitmix(&rng) % (uint64_t)n), k = 0; k < n && acc < target; k++, i = (i + 1) % n)
+                if (!mask[i]) mask[i] = 1, acc += (double)ncols[i];
         }
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
@@ -250,7 +270,8 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 if (o->progress) {
                     last_line = now_s();
                     progress_line(res, last_line - t0,
-                                  nodes_kind ? " (improved: node neighbourhood)" : " (improved: stage window)");
+                                  kind == 2 ? " (improved: extra-work neighbourhood)"
+                                  : kind == 1 ? " (improved: node neighbourhood)" : " (improved: stage window)");
                 }
             }
         }
@@ -265,7 +286,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         double mr_time = mr.solve_time;
         if (o->progress >= 2)
             fprintf(stderr, "[lns]  %7.1fs  %s %d cols %d rows: %s %.2f s%s\n", now_s() - t0,
-                    nodes_kind ? "nodes " : "stages", mr.nvars, mr.nrows, xe_milp_status_str(mr.status), mr.solve_time,
+                    kind == 2 ? "extra " : kind == 1 ? "nodes " : "stages", mr.nvars, mr.nrows, xe_milp_status_str(mr.status), mr.solve_time,
                     improved ? " improved" : "");
         xe_milp_result_clear(&mr);
         /* sizes: shrink when neighbourhoods run out of time, grow after a sweep (about n

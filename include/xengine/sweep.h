@@ -3,11 +3,12 @@
  * For one instance (one budget of the swept device), xe_sweep_point plans one training
  * step with each of five methods and replays every schedule in the simulator:
  *
- *   planner         the library's strategy (as `xengine solve --method auto`): the
- *                   heuristic portfolio (xe_heur_best) and the four baselines below give
- *                   the cheapest start, large-neighbourhood search (xe_lns_solve) improves
+ *   planner         the library's strategy, xe_plan in auto mode (include/xengine/plan.h,
+ *                   as `xengine solve --method auto`): the heuristic portfolio
+ *                   (xe_heur_best) and the four baselines below (extra starts) give the
+ *                   cheapest start, large-neighbourhood search (xe_lns_solve) improves
  *                   it for 60% of the time limit, the MILP (xe_milp_solve, started from
- *                   the incumbent) gets the rest; lower bound = max(xe_bound_cheapest,
+ *                   the incumbent) gets the rest; lower bound = max(xe_bound_stage,
  *                   LNS's and the MILP's bounds);
  *   gpu-only        everything on the GPU (xe_one_device);
  *   cpu-only        everything on the CPU (xe_one_device);

@@ -11,6 +11,7 @@
 #include "xengine/io.h"
 #include "xengine/baselines.h"
 #include "xengine/milp.h"
+#include "xengine/plan.h"
 #include "xengine/solvers.h"
 
 static void help(FILE *f)
@@ -187,13 +188,72 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     return XE_EXIT_OK;
 }
 
+/* xe_plan's callbacks: the progress relay around LNS and the MILP, each table row as its
+ * phase ends (the portfolio's before LNS starts), the MILP's warnings. */
+typedef struct solve_ctx {
+    const char *graph;
+    int progress, verbose;
+    xe_cli_progress prog;
+    xe_cli_json *js;
+} solve_ctx;
+
+static void on_phase(void *ctx, const char *method)
+{
+    solve_ctx *c = ctx;
+    (void)method;
+    if (c->progress && !c->verbose) xe_cli_progress_begin(&c->prog); /* one updating line on a terminal */
+}
+
+static void on_row(void *ctx, const xe_plan_row *r)
+{
+    solve_ctx *c = ctx;
+    xe_cli_json *js = c->js;
+    char gb[32];
+    xe_cli_progress_end(&c->prog);
+    if (js->nrows == 0) { /* the portfolio's row starts the table */
+        printf("%-10s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
+        if (isfinite(r->objective))
+            printf("%-10s %14.6f %14s %9s %9.3f  %s\n", r->method, r->objective, "-", "-", r->time, r->status);
+        else
+            printf("%-10s %14s %14s %9s %9.3f  %s\n", r->method, "-", "-", "-", r->time, r->status);
+        fflush(stdout);
+        js->rows[js->nrows++] = (xe_cli_json_row){r->method, r->status, r->objective, NAN, NAN, r->time};
+    } else if (!strcmp(r->method, "lns")) {
+        if (isfinite(r->bound)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", r->objective, r->bound,
+                                       gap_str(r->gap, gb, sizeof gb), r->time, r->status);
+        else printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "lns", r->objective, "-", "-", r->time, r->status);
+        fflush(stdout);
+        js->rows[js->nrows++] = (xe_cli_json_row){"lns", r->status, r->objective, r->bound, r->gap, r->time};
+    } else {
+        if (r->crashed) /* e.g. CBC crashed when its time limit stopped it */
+            fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
+                            "schedule\n", c->graph, r->time, r->error, r->kept);
+        if (r->refuted)
+            fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
+                            "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
+                    c->graph, r->time, r->kept, r->kept);
+        char bb[32];
+        if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
+        else snprintf(bb, sizeof bb, "%14s", "-");
+        if (r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE)
+            printf("%-10s %14.6f %s %s %9.3f  %s\n", "milp", r->objective, bb, gap_str(r->gap, gb, sizeof gb), r->time,
+                   r->status);
+        else
+            printf("%-10s %14s %s %9s %9.3f  %s\n", "milp", "-", bb, "-", r->time, r->status);
+        js->rows[js->nrows++] = (xe_cli_json_row){"milp", r->status, r->objective, r->bound, r->gap, r->time};
+        if (r->killed)
+            printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
+        else if (r->nvars > 0)
+            printf("           (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
+    }
+}
+
 int xe_cli_solve(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
-    xe_milp_opts mo;
-    xe_milp_opts_default(&mo);
-    mo.progress = 1;
-    mo.isolate = 1; /* hold CBC to the wall-clock limit */
+    xe_plan_opts po;
+    xe_plan_opts_default(&po);
+    po.progress = 1;
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     const char *method = "auto";
@@ -212,7 +272,7 @@ int xe_cli_solve(int argc, char **argv)
         } else if (!strcmp(a, "--heuristic-only")) {
             heur_only = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            mo.progress = 0;
+            po.progress = 0;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strcmp(a, "--json")) {
@@ -246,12 +306,12 @@ int xe_cli_solve(int argc, char **argv)
                 fprintf(stderr, "xengine solve: %s: '%s' is not a number\n", a, v);
                 return usage_exit(json, io.graph, out);
             }
-            if (!strcmp(a, "--time-limit")) mo.time_limit = x;
-            else if (!strcmp(a, "--gap")) mo.rel_gap = x;
+            if (!strcmp(a, "--time-limit")) po.time_limit = x;
+            else if (!strcmp(a, "--gap")) po.rel_gap = x;
             else if (x != floor(x) || x < 1 || x > 64) {
                 fprintf(stderr, "xengine solve: --threads: '%s' is not a whole number from 1 to 64\n", v);
                 return usage_exit(json, io.graph, out);
-            } else mo.threads = (int)x;
+            } else po.threads = (int)x;
         } else if (a[0] == '-') {
             fprintf(stderr, "xengine solve: unknown option '%s' (try --help)\n", a);
             return usage_exit(json, io.graph, out);
@@ -266,16 +326,16 @@ int xe_cli_solve(int argc, char **argv)
         fprintf(stderr, "xengine solve: need GRAPH and -o SCHEDULE.json (try --help)\n");
         return usage_exit(json, io.graph, out);
     }
-    if (!(mo.time_limit > 0)) {
-        fprintf(stderr, "xengine solve: --time-limit: %g is not a number of seconds > 0\n", mo.time_limit);
+    if (!(po.time_limit > 0)) {
+        fprintf(stderr, "xengine solve: --time-limit: %g is not a number of seconds > 0\n", po.time_limit);
         return usage_exit(json, io.graph, out);
     }
-    if (!(mo.rel_gap >= 0)) {
-        fprintf(stderr, "xengine solve: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", mo.rel_gap);
+    if (!(po.rel_gap >= 0)) {
+        fprintf(stderr, "xengine solve: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", po.rel_gap);
         return usage_exit(json, io.graph, out);
     }
     /* progress lines: on a terminal, anywhere with --verbose, never with -q */
-    if (!verbose && !isatty(STDERR_FILENO)) mo.progress = 0;
+    if (!verbose && !isatty(STDERR_FILENO)) po.progress = 0;
     xe_cli_json js = {.command = "solve", .graph = io.graph, .schedule = out};
     int code = xe_cli_check_output_inst(out, &io);
     xe_instance *in = NULL;
@@ -295,17 +355,14 @@ int xe_cli_solve(int argc, char **argv)
     }
 
     xe_err err = {{0}};
-    xe_stages heur = {0}, *best = NULL;
-    xe_lns_result lns;
-    memset(&lns, 0, sizeof lns);
-    xe_milp_result mr;
-    memset(&mr, 0, sizeof mr);
+    const xe_stages *best = NULL;
+    xe_plan_result pr;
+    memset(&pr, 0, sizeof pr);
     xe_schedule sched;
     xe_schedule_init(&sched);
     const char *best_name = "none";
 
     double t_start = now_s(); /* solve_time_s: the wall time of the whole solve */
-    char gb[32];
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
@@ -321,151 +378,32 @@ int xe_cli_solve(int argc, char **argv)
         code = solve_baseline(in, io.graph, method, out, &js);
         goto done;
     }
-    /* 2. heuristic portfolio (docs/heuristic.md) */
-    double t0 = now_s();
-    const char *which = "greedy";
-    int hrc = xe_heur_best(in, &heur, &which, &err);
-    double t_heur = now_s() - t0;
-    double heur_cost = hrc == XE_OK ? xe_stages_cost(in, &heur) : INFINITY;
-    if (hrc == XE_OK) {
-        best = &heur;
-        best_name = which;
-    } else if (hrc != XE_EINFEASIBLE) {
-        fprintf(stderr, "xengine: error: %s: heuristic failed: %s\n", io.graph, err.msg);
-        code = xe_cli_exit_code(hrc);
+    /* 2.-3. heuristic portfolio, LNS, the MILP: xe_plan (docs/lns.md, "Strategy of
+     * `xengine solve --method`"); the rows are printed as each phase ends */
+    po.mode = heur_only ? XE_PLAN_HEURISTIC : !strcmp(method, "lns") ? XE_PLAN_LNS
+                                            : !strcmp(method, "milp") ? XE_PLAN_MILP : XE_PLAN_AUTO;
+    po.no_start = no_start;
+    solve_ctx sc = {.graph = io.graph, .progress = po.progress, .verbose = verbose, .js = &js};
+    po.phase = on_phase;
+    po.row = on_row;
+    po.ctx = &sc;
+    rc = xe_plan(in, &po, &pr, &err);
+    xe_cli_progress_end(&sc.prog); /* when a phase failed */
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
+        code = xe_cli_exit_code(rc);
         goto done;
     }
-    printf("%-10s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
-    if (hrc == XE_OK)
-        printf("%-10s %14.6f %14s %9s %9.3f  %s\n", which, heur_cost, "-", "-", t_heur, "valid");
-    else
-        printf("%-10s %14s %14s %9s %9.3f  %s\n", "greedy", "-", "-", "-", t_heur, "no schedule found");
-    fflush(stdout);
-    js.rows[js.nrows++] = (xe_cli_json_row){hrc == XE_OK ? which : "greedy",
-                                                   hrc == XE_OK ? "valid" : "no schedule found", heur_cost, NAN, NAN,
-                                                   t_heur};
-
-    /* 3. LNS (auto: 60% of the time, lns: all of it; docs/lns.md), then the MILP */
-    double lb0 = xe_bound_stage(in), t_lns = 0; /* docs/lns.md, "Bounds" */
-    int lns_all = 0; /* LNS had all the time: no MILP after it */
-    if (!heur_only && hrc == XE_OK && (!strcmp(method, "auto") || !strcmp(method, "lns"))) {
-        xe_lns_opts lo;
-        xe_lns_opts_default(&lo);
-        /* auto on a model too large for CBC's root LP: LNS gets all the time */
-        int all = !strcmp(method, "lns") || xe_milp_binary_estimate(in) > 40000;
-        lns_all = all;
-        lo.time_limit = all ? mo.time_limit : 0.6 * mo.time_limit;
-        lo.rel_gap = mo.rel_gap;
-        lo.bound = lb0;
-        lo.threads = mo.threads;
-        lo.isolate = 1;
-        lo.progress = mo.progress;
-        xe_cli_progress prog = {0};
-        if (lo.progress && !verbose) xe_cli_progress_begin(&prog); /* one updating line on a terminal */
-        rc = xe_lns_solve(in, &heur, &lo, &lns, &err);
-        xe_cli_progress_end(&prog);
-        if (rc) {
-            fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
-            code = xe_cli_exit_code(rc);
-            goto done;
-        }
-        t_lns = lns.time_total;
-        double lb = fmax(lb0, lns.bound);
-        if (isfinite(lb)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", lns.objective, lb,
-                                 gap_str(rel_gap(lns.objective, lb), gb, sizeof gb), lns.time_total, lns.stop);
-        else printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "lns", lns.objective, "-", "-", lns.time_total, lns.stop);
-        fflush(stdout);
-        js.rows[js.nrows++] = (xe_cli_json_row){"lns", lns.stop, lns.objective, lb, rel_gap(lns.objective, lb),
-                                                       lns.time_total};
-        /* LNS proved its schedule within --gap ("bound reached", "optimal"): no MILP */
-        if (lns.optimal || (isfinite(lb) && rel_gap(lns.objective, lb) <= mo.rel_gap)) all = lns_all = 1;
-        if (lns.objective < heur_cost) {
-            best = &lns.sol;
-            best_name = "lns";
-            heur_cost = lns.objective; /* the MILP below must beat this */
-        }
-        if (all) { /* report through the MILP's fields: status, bound, time */
-            mr.status = lns.optimal || rel_gap(lns.objective, lb) <= mo.rel_gap ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
-            mr.bound = lb;
-            mr.solve_time = lns.time_total;
-            mr.objective = lns.objective;
-        }
+    if (pr.infeasible) {
+        report_infeasible(in, io.graph, "proven by the MILP over stage schedules");
+        code = XE_EXIT_INFEASIBLE;
+        goto done;
     }
-    /* the MILP: milp, auto after LNS (heuristic, lns and auto on huge models skip it) */
-    if (!heur_only && !lns_all) {
-        mo.start = (best && !no_start) ? best : NULL;
-        if (t_lns > 0) mo.time_limit = fmax(1.0, mo.time_limit - t_lns);
-        xe_cli_progress prog = {0};
-        if (mo.progress && !verbose) xe_cli_progress_begin(&prog); /* one updating line on a terminal */
-        double t_milp0 = now_s();
-        rc = xe_milp_solve(in, &mo, &mr, &err);
-        double t_milp = now_s() - t_milp0; /* wall time, also when CBC gave no answer */
-        xe_cli_progress_end(&prog);
-        const char *no_answer = NULL; /* the MILP row's status when CBC gave no usable answer */
-        if (rc == XE_ESOLVER && best) { /* e.g. CBC crashed when its time limit stopped it */
-            fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
-                            "schedule\n", io.graph, t_milp, err.msg, best_name);
-            xe_milp_result_clear(&mr);
-            memset(&mr, 0, sizeof mr);
-            mr.status = XE_MILP_NO_SOLUTION;
-            mr.objective = INFINITY;
-            mr.bound = -INFINITY;
-            no_answer = "no answer (solver process ended)";
-            rc = XE_OK;
-        }
-        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && best) {
-            /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
-             * when its time limit stops it in preprocessing): keep the schedule */
-            fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
-                            "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
-                    io.graph, t_milp, best_name, best_name);
-            int nv = mr.nvars, ni = mr.nints, nr = mr.nrows;
-            xe_milp_result_clear(&mr);
-            memset(&mr, 0, sizeof mr);
-            mr.status = XE_MILP_NO_SOLUTION;
-            mr.objective = INFINITY;
-            mr.bound = -INFINITY;
-            mr.nvars = nv, mr.nints = ni, mr.nrows = nr;
-            no_answer = "infeasible claimed, refuted (ignored)";
-        }
-        if (rc) {
-            fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
-            code = xe_cli_exit_code(rc);
-            goto done;
-        }
-        const char *mstat = no_answer ? no_answer
-                            : mr.killed ? "stopped at the time limit (CBC overran it)"
-                                        : xe_milp_status_str(mr.status);
-        char bb[32];
-        if (isfinite(mr.bound)) snprintf(bb, sizeof bb, "%14.6f", mr.bound);
-        else snprintf(bb, sizeof bb, "%14s", "-");
-        double mgap = mr.sol.R ? rel_gap(mr.objective, mr.bound) : NAN;
-        if (mr.status == XE_MILP_OPTIMAL || mr.status == XE_MILP_FEASIBLE)
-            printf("%-10s %14.6f %s %s %9.3f  %s\n", "milp", mr.objective, bb, gap_str(mgap, gb, sizeof gb), t_milp,
-                   mstat);
-        else
-            printf("%-10s %14s %s %9s %9.3f  %s\n", "milp", "-", bb, "-", t_milp, mstat);
-        js.rows[js.nrows++] = (xe_cli_json_row){"milp", mstat, mr.sol.R ? mr.objective : NAN, mr.bound, mgap,
-                                                       t_milp};
-        if (mr.killed)
-            printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
-        else if (mr.nvars > 0)
-            printf("           (model: %d variables, %d integer, %d rows)\n", mr.nvars, mr.nints, mr.nrows);
-        if (mr.sol.R && mr.objective <= heur_cost) {
-            best = &mr.sol;
-            best_name = "milp";
-        }
-        if (mr.status == XE_MILP_INFEASIBLE) {
-            report_infeasible(in, io.graph, "proven by the MILP over stage schedules");
-            code = XE_EXIT_INFEASIBLE;
-            goto done;
-        }
-    }
-    if (!best) {
-        if (!heur_only && mr.status == XE_MILP_NO_SOLUTION) {
+    if (!pr.sol.R) {
+        if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
             fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
                             "portfolio found none either); raise --time-limit or the budget\n",
-                    io.graph, mo.time_limit);
+                    io.graph, po.time_limit);
             code = XE_EXIT_TIMEOUT;
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
@@ -474,6 +412,8 @@ int xe_cli_solve(int argc, char **argv)
         }
         goto done;
     }
+    best = &pr.sol;
+    best_name = pr.name;
 
     /* 4. events, independent validation, atomic write */
     rc = xe_stages_to_schedule(in, best, &sched, &err);
@@ -493,17 +433,17 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     /* the bound holds for every stage schedule, so it bounds the written one too */
-    double bound = heur_only ? NAN : fmin(fmax(mr.bound, lb0), objective);
+    double bound = heur_only ? NAN : fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
     double t_solve = now_s() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
-    const char *status = heur_only ? "heuristic only" : isfinite(gap) && gap <= mo.rel_gap ? "optimal" : "feasible";
+    const char *status = heur_only ? "heuristic only" : isfinite(gap) && gap <= po.rel_gap ? "optimal" : "feasible";
     char extra[512], jb[32], jg[32];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %s, \"gap\": %s, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"}",
              best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg), t_solve,
-             heur_only ? "skipped" : mr.killed ? "stopped at the time limit" : xe_milp_status_str(mr.status));
+             heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -535,9 +475,7 @@ done:
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK && !code) code = XE_EXIT_INTERNAL;
     }
     xe_schedule_clear(&sched);
-    xe_stages_clear(&heur);
-    xe_lns_result_clear(&lns);
-    xe_milp_result_clear(&mr);
+    xe_plan_result_clear(&pr);
     xe_instance_free(in);
     return code;
 }

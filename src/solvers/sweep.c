@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "xengine/baselines.h"
-#include "xengine/milp.h"
+#include "xengine/plan.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
 #include "xengine/sweep.h"
@@ -101,105 +101,50 @@ static int ruled_out(const xe_instance *in)
     return 0;
 }
 
-/* The planner: best start (portfolio and the baselines' stage schedules in base[]),
- * LNS, then the MILP. */
+/* The planner: xe_plan in auto mode (include/xengine/plan.h) with the baselines' stage
+ * schedules in base[] and the carried seed as extra starts; time limit 0: the best start
+ * only (heuristic mode); feasibility: stop at the first schedule. A cheap proof that no
+ * schedule exists (ruled_out) skips planning. */
 static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, const xe_sweep_cell *bc,
                 xe_sweep_cell *c, xe_err *err)
 {
     double t0 = now_s();
-    xe_stages heur = {0};
-    xe_err e2 = {{0}};
-    const char *which = "greedy";
-    int rc = xe_heur_best(in, &heur, &which, &e2);
-    if (rc != XE_OK && rc != XE_EINFEASIBLE) {
-        xe_stages_clear(&heur);
-        return xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+    if (ruled_out(in)) {
+        cell_none(c, XE_SWEEP_PROVEN);
+        c->time = now_s() - t0;
+        return XE_OK;
     }
-    const xe_stages *start = rc == XE_OK ? &heur : NULL;
-    double best = start ? xe_stages_cost(in, start) : INFINITY;
+    xe_plan_start starts[XE_SWEEP_NMETHODS + 1];
+    int ns = 0;
     for (int m = 1; m < XE_SWEEP_NMETHODS; m++)
-        if (bc[m].status == XE_SWEEP_FOUND && bc[m].cost < best) {
-            best = bc[m].cost;
-            start = &base[m];
-            which = method_name[m];
-        }
-    if (o->seed && o->seed->n == in->g->n && o->seed->ndev == in->ndev && xe_stages_check(in, o->seed, &e2) == XE_OK) {
-        double cs = xe_stages_cost(in, o->seed);
-        if (cs < best) {
-            best = cs;
-            start = o->seed;
-            which = "carried";
-        }
-    }
-    double lb = xe_bound_stage(in);
-    int proven = ruled_out(in);
-    xe_lns_result lns;
-    memset(&lns, 0, sizeof lns);
-    xe_milp_result mr;
-    memset(&mr, 0, sizeof mr);
-    int optimal = 0;
-    rc = XE_OK;
-    if (start && !o->feasibility && o->time_limit > 0) {
-        xe_lns_opts lo2;
-        xe_lns_opts_default(&lo2);
-        lo2.time_limit = 0.6 * o->time_limit;
-        lo2.bound = lb;
-        lo2.threads = o->threads;
-        lo2.isolate = 1;
-        rc = xe_lns_solve(in, start, &lo2, &lns, &e2);
-        if (rc) {
-            rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
-            goto out;
-        }
-        if (isfinite(lns.bound)) lb = fmax(lb, lns.bound);
-        if (lns.objective < best) {
-            best = lns.objective;
-            start = &lns.sol;
-            which = "lns";
-        }
-        optimal = lns.optimal || (best > 0 && (best - lb) / best <= 1e-4);
-    }
-    /* the MILP: for the rest of the time, or to find a first schedule */
-    double left = o->time_limit - (now_s() - t0);
-    if (!proven && !optimal && o->time_limit > 0 && (start ? !o->feasibility && left >= 0.5 : 1)) {
-        xe_milp_opts mo;
-        xe_milp_opts_default(&mo);
-        mo.time_limit = fmax(1.0, left);
-        mo.threads = o->threads;
-        mo.isolate = 1;
-        mo.start = start;
-        rc = xe_milp_solve(in, &mo, &mr, &e2);
-        if (rc == XE_ESOLVER && start) {
-            rc = XE_OK; /* keep what we have */
-        } else if (rc) {
-            rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
-            goto out;
-        } else {
-            if (isfinite(mr.bound)) lb = fmax(lb, mr.bound);
-            if (mr.status == XE_MILP_INFEASIBLE) proven = 1;
-            if (mr.sol.R && mr.objective < best) {
-                best = mr.objective;
-                start = &mr.sol;
-                which = "milp";
-            }
-        }
-    }
-    if (start) {
-        rc = judge(in, o, start, which, c, err);
-        if (rc == XE_OK) c->bound = fmin(lb, c->cost);
+        if (bc[m].status == XE_SWEEP_FOUND) starts[ns++] = (xe_plan_start){&base[m], method_name[m]};
+    if (o->seed) starts[ns++] = (xe_plan_start){o->seed, "carried"};
+    xe_plan_opts po;
+    xe_plan_opts_default(&po);
+    po.mode = o->time_limit > 0 ? XE_PLAN_AUTO : XE_PLAN_HEURISTIC;
+    if (o->time_limit > 0) po.time_limit = o->time_limit;
+    po.threads = o->threads;
+    po.feasibility = o->feasibility;
+    po.starts = starts;
+    po.nstarts = ns;
+    xe_plan_result pr;
+    xe_err e2 = {{0}};
+    int rc = xe_plan(in, &po, &pr, &e2);
+    if (rc) {
+        rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+    } else if (pr.sol.R) {
+        rc = judge(in, o, &pr.sol, pr.name, c, err);
+        if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
         if (rc == XE_OK && o->keep) {
             xe_stages_clear(o->keep);
-            if (xe_stages_copy(o->keep, start)) rc = xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
+            if (xe_stages_copy(o->keep, &pr.sol)) rc = xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
         }
     } else {
-        cell_none(c, proven ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
-        if (!proven && isfinite(lb)) c->bound = lb;
+        cell_none(c, pr.infeasible ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
+        if (!pr.infeasible && isfinite(pr.bound)) c->bound = pr.bound;
     }
-out:
     c->time = now_s() - t0;
-    xe_stages_clear(&heur);
-    xe_lns_result_clear(&lns);
-    xe_milp_result_clear(&mr);
+    xe_plan_result_clear(&pr);
     return rc;
 }
 

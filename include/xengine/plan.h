@@ -1,0 +1,148 @@
+/* xengine — the solve strategy as one call (docs/lns.md, "Strategy of `xengine solve
+ * --method`"): the heuristic portfolio (xe_heur_best, docs/heuristic.md), then
+ * large-neighbourhood search (xe_lns_solve) and/or the whole stage MILP (xe_milp_solve,
+ * docs/formulation.md), with the same bounds and the same handling of CBC failures
+ * everywhere. Used by `xengine solve`, the sweeps' planner (xe_sweep_point) and
+ * bench/xe_bench ("auto"). All times are wall seconds, all costs seconds (serial compute
+ * plus copy time, xe_stages_cost). */
+#ifndef XENGINE_PLAN_H
+#define XENGINE_PLAN_H
+
+#include "xengine/error.h"
+#include "xengine/instance.h"
+#include "xengine/milp.h"
+#include "xengine/stages.h"
+
+typedef enum {
+    XE_PLAN_AUTO = 0, /* portfolio; LNS for 60% of the time limit; the whole MILP from the
+                         incumbent for the rest. LNS gets all the time and the MILP is
+                         skipped on models over 40,000 binary columns
+                         (xe_milp_binary_estimate) and when LNS proved its schedule within
+                         rel_gap. Without any start schedule: the MILP alone, all the time. */
+    XE_PLAN_LNS,      /* portfolio, then LNS for the whole time (the MILP only when there is
+                         no start schedule) */
+    XE_PLAN_MILP,     /* portfolio, then the whole MILP from the best start */
+    XE_PLAN_HEURISTIC /* portfolio (and the extra starts) only */
+} xe_plan_mode;
+
+/* "auto", "lns", "milp", "heuristic" (static strings); "?" otherwise. */
+const char *xe_plan_mode_name(int mode);
+
+/* *mode = the mode named s (names above); 0, or -1 when s names none (*mode untouched). */
+int xe_plan_mode_parse(const char *s, xe_plan_mode *mode);
+
+/* One more start candidate: st (not owned; n and ndev of the instance) named name (not
+ * owned; the result's name points to it when it is kept, so it must outlive the result:
+ * a static string suits). */
+typedef struct xe_plan_start {
+    const xe_stages *st;
+    const char *name;
+} xe_plan_start;
+
+/* One phase's row, as `xengine solve` prints it; the strings are static or point into the
+ * xe_plan_result being filled (valid until it is cleared). */
+typedef struct xe_plan_row {
+    const char *method;  /* heuristic row: the portfolio's member ("greedy",
+                            "checkpoint-all", "recompute-all"; "greedy" when it found
+                            none); "lns"; "milp" */
+    const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
+                            ("optimal", "bound reached", "time limit"); milp: "no answer
+                            (solver process ended)" after a CBC failure, "infeasible claimed,
+                            refuted (ignored)", "stopped at the time limit (CBC overran it)"
+                            when killed, else xe_milp_status_str */
+    double objective;    /* seconds; INFINITY when the phase has no schedule */
+    double bound;        /* seconds, not capped at the objective: lns = max(xe_bound_stage,
+                            LNS bound), milp = CBC's bound (-INFINITY when unknown); NAN for
+                            the heuristic row */
+    double gap;          /* (objective - min(bound, objective)) / objective, 0 for a zero
+                            objective; NAN when unknown (no bound, no schedule, heuristic) */
+    double time;         /* wall seconds of the phase (the MILP's also when CBC failed) */
+    int milp_status;     /* milp row: xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
+                            failure or a refuted claim); -1 in the other rows */
+    int killed;          /* milp row: CBC stopped by the isolation watchdog */
+    int nvars, nints, nrows; /* milp row: model size (0 when unknown) */
+    int crashed;         /* milp row: CBC failed (XE_ESOLVER) and the schedule `kept` stays */
+    int refuted;         /* milp row: CBC claimed the budget infeasible although the `kept`
+                            schedule fits it; the claim was ignored */
+    const char *kept;    /* with crashed or refuted: name of the schedule kept, else NULL */
+    const char *error;   /* with crashed: CBC's error message, else NULL */
+} xe_plan_row;
+
+typedef struct xe_plan_opts {
+    int mode;            /* xe_plan_mode (default XE_PLAN_AUTO) */
+    double time_limit;   /* wall seconds for LNS + MILP, > 0 (default 60); ignored in
+                            heuristic mode; the portfolio's own time is not counted */
+    double rel_gap;      /* stop at (objective - bound) / objective <= rel_gap, >= 0 (1e-4) */
+    int threads;         /* CBC threads, >= 1 (1) */
+    int progress;        /* passed to LNS and MILP: 0 quiet, 1 a line per improvement / per
+                            second on stderr, 2 also one per LNS neighbourhood (0) */
+    double slice;        /* LNS seconds per neighbourhood, 0: its default (xe_lns_opts) */
+    int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
+    int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
+                            or an extra start gave one; else the MILP alone (0) */
+    const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used
+                            when it passes xe_stages_check and is cheaper than the best so
+                            far (ties keep the earlier: portfolio first) */
+    int nstarts;
+    void (*phase)(void *ctx, const char *method); /* optional: called just before the LNS
+                            ("lns") and the MILP ("milp") phase start */
+    void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
+                            heuristic (also when it found nothing), lns, milp; not called for a
+                            phase that failed with an error */
+    void *ctx;           /* passed to phase and row */
+} xe_plan_opts;
+
+typedef struct xe_plan_result {
+    xe_stages sol;       /* owned: the best schedule (passed xe_stages_check); zeroed
+                            (sol.R == NULL) when none was found */
+    const char *name;    /* where sol came from: the portfolio's member name, "lns", "milp",
+                            or an extra start's name; "none" without schedule */
+    double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
+    double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,
+                            capped at objective; without schedule the uncapped maximum
+                            (INFINITY when a node fits no device) */
+    double gap;          /* (objective - bound) / objective, 0 for a zero objective; NAN
+                            without schedule or finite bound */
+    int optimal;         /* 1 when gap <= rel_gap */
+    int infeasible;      /* 1 when the MILP proved that no stage schedule fits the budgets
+                            (only when no schedule is in hand: a schedule refutes the claim) */
+    int milp_status;     /* the exact phase's status as `solve` writes it ("milp_status"):
+                            the MILP's (XE_MILP_NO_SOLUTION after a CBC failure or a refuted
+                            claim); with the MILP skipped after LNS, XE_MILP_OPTIMAL when LNS
+                            proved its schedule within rel_gap, else XE_MILP_FEASIBLE;
+                            -1 when neither ran (heuristic mode, feasibility stop) */
+    int milp_killed;     /* the MILP was stopped by the watchdog */
+    int milp_crashed;    /* the MILP failed (XE_ESOLVER) with a schedule in hand: kept */
+    int milp_refuted;    /* the MILP's infeasibility claim was refuted by the schedule */
+    double time_heur;    /* wall seconds of the portfolio */
+    double time_best;    /* wall seconds from the call until sol's objective was first in
+                            hand (the end of the portfolio for a portfolio or extra start; a
+                            later phase that only ties keeps the earlier time) */
+    double time_total;   /* wall seconds of the call */
+    int ntrace;          /* improvements of the best: trace_t[k] seconds from the call,
+                            trace_obj[k] its objective then (the start first; the first 63,
+                            then the last) */
+    double trace_t[64], trace_obj[64];
+    int nrows;           /* rows[] of the phases run, as passed to opts.row */
+    xe_plan_row rows[3];
+    char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
+} xe_plan_result;
+
+/* Defaults above. */
+void xe_plan_opts_default(xe_plan_opts *o);
+
+/* Plans in (budgets as they are) with the strategy of o->mode (docs/lns.md, "Strategy of
+ * `xengine solve --method`"). res is filled (initialised by the callee; free it with
+ * xe_plan_result_clear, also after an error). Returns XE_OK whenever the strategy ran,
+ * with or without a schedule (check res->sol.R, res->infeasible); a MILP failure
+ * (XE_ESOLVER) or a MILP infeasibility claim while a schedule is in hand is not an error:
+ * the schedule is kept (res->milp_crashed, res->milp_refuted). Errors: XE_EINVAL (bad
+ * options), XE_ENOMEM; a portfolio failure other than finding nothing ("heuristic
+ * failed: ..."), and LNS or MILP errors with their own messages (XE_ESOLVER when CBC fails
+ * and no schedule is in hand). */
+int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err);
+
+/* Frees res->sol and zeroes res; safe on a zeroed or already cleared result. */
+void xe_plan_result_clear(xe_plan_result *res);
+
+#endif

@@ -1,0 +1,292 @@
+/* The solve strategy as one call (include/xengine/plan.h, docs/lns.md "Strategy of
+ * `xengine solve --method`"): portfolio and extra starts, LNS, the whole MILP. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "xengine/milp.h"
+#include "xengine/plan.h"
+#include "xengine/solvers.h"
+
+/* Above this many binary MILP columns auto gives LNS all the time (docs/lns.md). */
+#define XE_PLAN_MILP_MAX_BINARIES 40000
+
+static const char *const mode_names[] = {"auto", "lns", "milp", "heuristic"};
+
+const char *xe_plan_mode_name(int mode)
+{
+    return mode >= 0 && mode <= XE_PLAN_HEURISTIC ? mode_names[mode] : "?";
+}
+
+int xe_plan_mode_parse(const char *s, xe_plan_mode *mode)
+{
+    for (int m = 0; m <= XE_PLAN_HEURISTIC; m++)
+        if (s && !strcmp(s, mode_names[m])) {
+            *mode = (xe_plan_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* (objective - bound) / objective, 0 for a zero objective, NAN when unknown. */
+static double rel_gap(double objective, double bound)
+{
+    if (!isfinite(objective) || !isfinite(bound)) return NAN;
+    if (objective <= 0) return 0;
+    return (objective - fmin(bound, objective)) / objective;
+}
+
+void xe_plan_opts_default(xe_plan_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = XE_PLAN_AUTO;
+    o->time_limit = 60;
+    o->rel_gap = 1e-4;
+    o->threads = 1;
+}
+
+void xe_plan_result_clear(xe_plan_result *res)
+{
+    if (!res) return;
+    xe_stages_clear(&res->sol);
+    memset(res, 0, sizeof *res);
+}
+
+/* Records a new best (t seconds from the call) in the trace. */
+static void trace(xe_plan_result *res, double t, double obj)
+{
+    int k = res->ntrace < 64 ? res->ntrace++ : 63;
+    res->trace_t[k] = t;
+    res->trace_obj[k] = obj;
+}
+
+static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
+{
+    if (res->nrows < 3) res->rows[res->nrows++] = *r;
+    if (o->row) o->row(o->ctx, r);
+}
+
+int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
+{
+    double t_start = now_s();
+    memset(res, 0, sizeof *res);
+    res->name = "none";
+    res->objective = INFINITY;
+    res->bound = -INFINITY;
+    res->gap = NAN;
+    res->milp_status = -1;
+    if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
+        (o->mode != XE_PLAN_HEURISTIC && !(o->time_limit > 0)) || !(o->rel_gap >= 0) || o->threads < 1 ||
+        o->progress < 0 || !(o->slice >= 0) || o->nstarts < 0 || (o->nstarts > 0 && !o->starts))
+        return xe_err_set(err, XE_EINVAL,
+                          "plan: bad options (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
+                          o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
+
+    xe_stages heur = {0};
+    xe_lns_result lns;
+    memset(&lns, 0, sizeof lns);
+    xe_milp_result mr;
+    memset(&mr, 0, sizeof mr);
+    xe_err e2 = {{0}};
+    const xe_stages *best = NULL;
+    double best_cost = INFINITY;
+    double lb = -INFINITY; /* best lower bound so far, seconds */
+    int rc;
+
+    /* 1. heuristic portfolio (docs/heuristic.md) */
+    const char *which = "greedy";
+    int hrc = xe_heur_best(in, &heur, &which, &e2);
+    double t_heur = now_s() - t_start;
+    res->time_heur = t_heur;
+    if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
+        rc = xe_err_set(err, hrc, "heuristic failed: %s", e2.msg);
+        goto out;
+    }
+    if (hrc == XE_OK) {
+        best = &heur;
+        best_cost = xe_stages_cost(in, &heur);
+        res->name = which;
+        res->time_best = t_heur;
+    }
+    xe_plan_row hr = {.method = hrc == XE_OK ? which : "greedy",
+                      .status = hrc == XE_OK ? "valid" : "no schedule found",
+                      .objective = best_cost,
+                      .bound = NAN,
+                      .gap = NAN,
+                      .time = t_heur,
+                      .milp_status = -1};
+    emit(o, res, &hr);
+    /* extra starts: the cheapest valid one replaces the portfolio's */
+    for (int k = 0; k < o->nstarts; k++) {
+        const xe_stages *st = o->starts[k].st;
+        if (!st || !st->R || st->n != in->g->n || st->ndev != in->ndev) continue;
+        xe_err e3;
+        rc = xe_stages_check(in, st, &e3);
+        if (rc == XE_ENOMEM) {
+            rc = xe_err_set(err, rc, "plan: out of memory checking the start '%s'", o->starts[k].name);
+            goto out;
+        }
+        if (rc != XE_OK) continue;
+        double c = xe_stages_cost(in, st);
+        if (c < best_cost) {
+            best = st;
+            best_cost = c;
+            res->name = o->starts[k].name;
+            res->time_best = t_heur;
+        }
+    }
+    if (best) trace(res, res->time_best, best_cost);
+    lb = xe_bound_stage(in); /* docs/lns.md, "Bounds" */
+    rc = XE_OK;
+    if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && best)) goto out;
+
+    /* 2. LNS (auto: 60% of the time, lns: all of it; docs/lns.md) */
+    double t_lns = 0;
+    int skip_milp = 0; /* LNS had all the time or proved its schedule: no MILP after it */
+    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+        /* auto on a model too large for CBC's root LP: LNS gets all the time */
+        int all = o->mode == XE_PLAN_LNS || xe_milp_binary_estimate(in) > XE_PLAN_MILP_MAX_BINARIES;
+        xe_lns_opts lo;
+        xe_lns_opts_default(&lo);
+        lo.time_limit = all ? o->time_limit : 0.6 * o->time_limit;
+        lo.rel_gap = o->rel_gap;
+        lo.bound = lb;
+        lo.threads = o->threads;
+        lo.isolate = 1;
+        lo.progress = o->progress;
+        lo.slice = o->slice;
+        if (o->phase) o->phase(o->ctx, "lns");
+        double t_lns0 = now_s() - t_start;
+        rc = xe_lns_solve(in, best, &lo, &lns, err);
+        if (rc) goto out;
+        t_lns = lns.time_total;
+        double llb = fmax(lb, lns.bound);
+        double lgap = rel_gap(lns.objective, llb);
+        xe_plan_row lr = {.method = "lns",
+                          .status = lns.stop,
+                          .objective = lns.objective,
+                          .bound = llb,
+                          .gap = lgap,
+                          .time = lns.time_total,
+                          .milp_status = -1};
+        emit(o, res, &lr);
+        /* LNS proved its schedule within the gap ("bound reached", "optimal"): no MILP */
+        if (lns.optimal || lgap <= o->rel_gap) all = 1;
+        if (lns.objective < best_cost) {
+            best = &lns.sol;
+            best_cost = lns.objective;
+            res->name = "lns";
+            res->time_best = t_lns0 + lns.time_best;
+            for (int k = 0; k < lns.ntrace; k++) trace(res, t_lns0 + lns.trace_t[k], lns.trace_obj[k]);
+        }
+        lb = llb;
+        if (all) {
+            skip_milp = 1;
+            res->milp_status = lns.optimal || lgap <= o->rel_gap ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+        }
+    }
+
+    /* 3. the whole MILP: milp, auto after LNS, and any mode without a start schedule */
+    if (!skip_milp) {
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.time_limit = t_lns > 0 ? fmax(1.0, o->time_limit - t_lns) : o->time_limit;
+        mo.rel_gap = o->rel_gap;
+        mo.threads = o->threads;
+        mo.progress = o->progress;
+        mo.isolate = 1; /* hold CBC to the wall-clock limit */
+        mo.start = best && !o->no_start ? best : NULL;
+        if (o->phase) o->phase(o->ctx, "milp");
+        double t_m0 = now_s();
+        rc = xe_milp_solve(in, &mo, &mr, &e2);
+        double t_milp = now_s() - t_m0; /* wall time, also when CBC gave no answer */
+        xe_plan_row r = {.method = "milp", .time = t_milp};
+        if (rc == XE_ESOLVER && best) { /* e.g. CBC crashed when its time limit stopped it */
+            snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
+            xe_milp_result_clear(&mr);
+            memset(&mr, 0, sizeof mr);
+            mr.status = XE_MILP_NO_SOLUTION;
+            mr.objective = INFINITY;
+            mr.bound = -INFINITY;
+            r.status = "no answer (solver process ended)";
+            r.crashed = 1;
+            r.kept = res->name;
+            r.error = res->milp_error;
+            res->milp_crashed = 1;
+            rc = XE_OK;
+        }
+        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && best) {
+            /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
+             * when its time limit stops it in preprocessing): keep the schedule */
+            int nv = mr.nvars, ni = mr.nints, nr = mr.nrows;
+            xe_milp_result_clear(&mr);
+            memset(&mr, 0, sizeof mr);
+            mr.status = XE_MILP_NO_SOLUTION;
+            mr.objective = INFINITY;
+            mr.bound = -INFINITY;
+            mr.nvars = nv, mr.nints = ni, mr.nrows = nr;
+            r.status = "infeasible claimed, refuted (ignored)";
+            r.refuted = 1;
+            r.kept = res->name;
+            res->milp_refuted = 1;
+        }
+        if (rc) {
+            if (err) *err = e2;
+            goto out;
+        }
+        if (!r.status)
+            r.status = mr.killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr.status);
+        r.objective = mr.sol.R ? mr.objective : INFINITY;
+        r.bound = mr.bound;
+        r.gap = mr.sol.R ? rel_gap(mr.objective, mr.bound) : NAN;
+        r.milp_status = (int)mr.status;
+        r.killed = mr.killed;
+        r.nvars = mr.nvars, r.nints = mr.nints, r.nrows = mr.nrows;
+        emit(o, res, &r);
+        res->milp_status = (int)mr.status;
+        res->milp_killed = mr.killed;
+        if (mr.sol.R && mr.objective <= best_cost) { /* a tie goes to the MILP (solve's choice) */
+            if (mr.objective < best_cost) {
+                res->time_best = (t_m0 - t_start) + mr.time_best;
+                trace(res, res->time_best, mr.objective);
+            }
+            best = &mr.sol;
+            best_cost = mr.objective;
+            res->name = "milp";
+        }
+        if (mr.status == XE_MILP_INFEASIBLE) res->infeasible = 1; /* no schedule in hand */
+        lb = fmax(lb, mr.bound);
+    }
+
+out:
+    if (rc == XE_OK && best) {
+        if (best == &heur || best == &lns.sol || best == &mr.sol) { /* move */
+            res->sol = *best;
+            memset((xe_stages *)best, 0, sizeof *best);
+        } else if (xe_stages_copy(&res->sol, best)) {
+            rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory copying the '%s' schedule", res->name);
+        }
+    }
+    if (rc == XE_OK && res->sol.R) {
+        res->objective = xe_stages_cost(in, &res->sol);
+        res->bound = fmin(lb, res->objective);
+        res->gap = rel_gap(res->objective, res->bound);
+        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+    } else if (rc == XE_OK) {
+        res->name = "none";
+        res->bound = lb;
+    }
+    res->time_total = now_s() - t_start;
+    xe_stages_clear(&heur);
+    xe_lns_result_clear(&lns);
+    xe_milp_result_clear(&mr);
+    return rc;
+}

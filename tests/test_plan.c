@@ -1,0 +1,401 @@
+/* xe_plan, the solve strategy (include/xengine/plan.h, docs/lns.md "Strategy of `xengine
+ * solve --method`"), against the brute-force stage optimum on tiny random instances:
+ *   - auto returns a valid schedule whose cost is >= the optimum and whose bound is <= it,
+ *     and with a generous time limit it proves the optimum (cost equal to it);
+ *   - milp mode proves it too and names the MILP's schedule ("milp", also on a tie);
+ *   - heuristic mode returns exactly the portfolio's schedule cost (xe_heur_best);
+ *   - an infeasible budget never gives a schedule;
+ *   - an extra start is used only when valid and cheaper, under its own name;
+ *   - the row callback sees heuristic, lns, milp rows in order, as res->rows. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brute/brute.h"
+#include "support/randinst.h"
+#include "support/valid.h"
+#include "xengine/milp.h"
+#include "xengine/plan.h"
+#include "xengine/solvers.h"
+
+static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
+
+/* Instance of seed k: 4-6 nodes, 1-2 devices, copy costs on every third. */
+static xe_instance *inst(uint64_t seed)
+{
+    int ndev = 1 + (int)(seed % 2), n = 4 + (int)(seed % 3);
+    xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 3 == 0));
+    assert_non_null(in);
+    return in;
+}
+
+/* auto and milp with a generous limit on 4-6-node instances: every feasible instance is
+ * solved to the brute-force optimum (within 1e-9 relative) and proven (optimal flag,
+ * bound <= optimum); every infeasible one gives no schedule. */
+static void test_auto_and_milp_prove_optimum(void **state)
+{
+    (void)state;
+    int feasible = 0, infeasible = 0, by_milp = 0;
+    for (uint64_t seed = 1; seed <= 36; seed++) {
+        xe_instance *in = inst(seed);
+        xe_err err;
+        double opt = INFINITY;
+        int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
+        assert_true(brc == XE_OK || brc == XE_EINFEASIBLE);
+        for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.mode = mode;
+            o.time_limit = 60; /* a guard, not a target: each solve takes well under a second */
+            o.rel_gap = 1e-9;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            if (brc == XE_EINFEASIBLE) {
+                assert_null(r.sol.R);
+                assert_string_equal(r.name, "none");
+                assert_true(isinf(r.objective));
+                infeasible++;
+            } else {
+                assert_non_null(r.sol.R);
+                xe_test_assert_stages_valid(in, &r.sol);
+                if (!close_rel(r.objective, opt, 1e-9))
+                    print_error("seed %llu mode %s: %.12g, brute force %.12g (%s)\n", (unsigned long long)seed,
+                                xe_plan_mode_name(mode), r.objective, opt, r.name);
+                assert_true(close_rel(r.objective, opt, 1e-9));
+                assert_true(close_rel(xe_stages_cost(in, &r.sol), r.objective, 1e-12));
+                assert_true(r.bound <= opt * (1 + 1e-9) + 1e-12);
+                assert_true(r.bound >= opt * (1 - 1e-8)); /* proven */
+                assert_int_equal(r.optimal, 1);
+                assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+                assert_int_equal(r.infeasible, 0);
+                assert_true(r.time_best <= r.time_total + 1e-9);
+                if (mode == XE_PLAN_MILP) {
+                    /* the MILP returns a schedule no worse than its start: solve names it */
+                    assert_string_equal(r.name, "milp");
+                    assert_int_equal(r.nrows, 2);
+                    assert_string_equal(r.rows[1].method, "milp");
+                    by_milp++;
+                }
+                feasible++;
+            }
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    /* both kinds occurred (randinst draws infeasible budgets one time in eight) */
+    assert_true(feasible >= 40);
+    assert_true(infeasible >= 2);
+    assert_true(by_milp >= 20);
+}
+
+/* A short limit on 7-node (2 devices) and 8-node (1 device) instances: whatever is
+ * proven or not, the schedule is valid, its cost >= the optimum, the bound <= it. */
+static void test_auto_short_limit_bounds(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (uint64_t seed = 100; seed < 108; seed++) {
+        int ndev = 1 + (int)(seed % 2), n = ndev == 1 ? 8 : 7;
+        xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 2));
+        assert_non_null(in);
+        xe_err err;
+        double opt;
+        int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.time_limit = 0.3;
+        xe_plan_result r;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        if (brc == XE_OK) {
+            assert_non_null(r.sol.R);
+            xe_test_assert_stages_valid(in, &r.sol);
+            assert_true(r.objective >= opt * (1 - 1e-9));
+            assert_true(r.bound <= opt * (1 + 1e-9) + 1e-12);
+            assert_true(r.bound <= r.objective);
+            assert_true(r.nrows >= 2); /* heuristic, then lns and/or milp */
+            checked++;
+        } else {
+            assert_int_equal(brc, XE_EINFEASIBLE);
+            assert_null(r.sol.R);
+        }
+        xe_plan_result_clear(&r);
+        xe_instance_free(in);
+    }
+    assert_true(checked >= 5);
+}
+
+/* Heuristic mode: exactly the portfolio's schedule and cost, one row, no exact phase;
+ * bound = min(xe_bound_stage, cost). */
+static void test_heuristic_mode_is_portfolio(void **state)
+{
+    (void)state;
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        xe_instance *in = inst(seed);
+        xe_err err;
+        xe_stages h;
+        const char *which = NULL;
+        int hrc = xe_heur_best(in, &h, &which, &err);
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.mode = XE_PLAN_HEURISTIC;
+        xe_plan_result r;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        assert_int_equal(r.nrows, 1);
+        assert_int_equal(r.milp_status, -1);
+        if (hrc == XE_OK) {
+            assert_non_null(r.sol.R);
+            double c = xe_stages_cost(in, &h);
+            assert_true(close_rel(r.objective, c, 1e-12));
+            assert_string_equal(r.name, which);
+            assert_string_equal(r.rows[0].method, which);
+            assert_string_equal(r.rows[0].status, "valid");
+            assert_true(close_rel(r.rows[0].objective, c, 1e-12));
+            assert_true(close_rel(r.bound, fmin(xe_bound_stage(in), c), 1e-12));
+            xe_stages_clear(&h);
+            found++;
+        } else {
+            assert_int_equal(hrc, XE_EINFEASIBLE);
+            assert_null(r.sol.R);
+            assert_string_equal(r.rows[0].status, "no schedule found");
+        }
+        xe_plan_result_clear(&r);
+        xe_instance_free(in);
+    }
+    assert_true(found >= 15);
+}
+
+/* Infeasible budgets: a single device below the largest footprint (mem of a node plus
+ * its inputs) in every mode gives no schedule; auto and milp prove it (the MILP). */
+static void test_infeasible_budget(void **state)
+{
+    (void)state;
+    int proven = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 5, 1, 0);
+        assert_non_null(in);
+        int64_t lo = 0;
+        xe_err err;
+        assert_int_equal(xe_budget_range(in, 0, &lo, NULL, &err), XE_OK);
+        assert_true(lo > 1);
+        in->dev[0].budget = lo - 1;
+        double opt;
+        assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_EINFEASIBLE);
+        for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_HEURISTIC; mode++) {
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.mode = mode;
+            o.time_limit = 20;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            assert_null(r.sol.R);
+            assert_true(isinf(r.objective));
+            assert_true(isnan(r.gap));
+            if (mode == XE_PLAN_HEURISTIC) {
+                assert_int_equal(r.infeasible, 0); /* the portfolio proves nothing */
+            } else {
+                assert_int_equal(r.infeasible, 1);
+                assert_int_equal(r.milp_status, XE_MILP_INFEASIBLE);
+                proven++;
+            }
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    assert_int_equal(proven, 18);
+}
+
+/* Extra starts: auto's schedule (from a first plan) handed to heuristic mode is kept under
+ * its name where the portfolio is worse; a dearer start, a start of another instance and
+ * an invalid one (nothing computed) are ignored. */
+static void test_extra_starts(void **state)
+{
+    (void)state;
+    int used = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        /* 8-9 nodes, 2 devices, copy costs: the portfolio is optimal on smaller ones */
+        xe_instance *in = xe_test_random_instance(seed, 8 + (int)(seed % 2), 2, 1);
+        assert_non_null(in);
+        xe_err err;
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.time_limit = 5;
+        xe_plan_result best;
+        assert_int_equal(xe_plan(in, &o, &best, &err), XE_OK);
+        xe_stages h;
+        if (!best.sol.R || xe_heur_best(in, &h, NULL, &err) != XE_OK) {
+            xe_plan_result_clear(&best);
+            xe_instance_free(in);
+            continue;
+        }
+        double hc = xe_stages_cost(in, &h);
+        xe_stages bad, other;
+        assert_int_equal(xe_stages_init(&bad, in->g->n, in->ndev), XE_OK); /* all zero: invalid */
+        assert_int_equal(xe_stages_init(&other, in->g->n + 1, in->ndev), XE_OK);
+        xe_plan_start st[4] = {{&bad, "bad"}, {&other, "other"}, {&best.sol, "given"}, {&h, "same-as-portfolio"}};
+        o.mode = XE_PLAN_HEURISTIC;
+        o.starts = st;
+        o.nstarts = 4;
+        xe_plan_result r;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        assert_non_null(r.sol.R);
+        xe_test_assert_stages_valid(in, &r.sol);
+        if (best.objective < hc * (1 - 1e-9)) {
+            assert_string_equal(r.name, "given");
+            assert_true(close_rel(r.objective, best.objective, 1e-12));
+            used++;
+        } else { /* not cheaper: the portfolio's stays */
+            assert_string_not_equal(r.name, "given");
+            assert_string_not_equal(r.name, "same-as-portfolio");
+            assert_true(close_rel(r.objective, hc, 1e-12));
+        }
+        assert_string_not_equal(r.name, "bad");
+        assert_string_not_equal(r.name, "other");
+        xe_plan_result_clear(&r);
+        /* feasibility: the first schedule (the cheapest start), no LNS, no MILP */
+        o.mode = XE_PLAN_AUTO;
+        o.feasibility = 1;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        assert_int_equal(r.nrows, 1);
+        assert_int_equal(r.milp_status, -1);
+        assert_true(close_rel(r.objective, fmin(hc, best.objective), 1e-12));
+        xe_plan_result_clear(&r);
+        xe_stages_clear(&bad);
+        xe_stages_clear(&other);
+        xe_stages_clear(&h);
+        xe_plan_result_clear(&best);
+        xe_instance_free(in);
+    }
+    print_message("extra starts: the given start was cheaper and used on %d instances\n", used);
+    assert_true(used >= 1);
+}
+
+typedef struct seen {
+    int nphase, nrow;
+    char phase[4][8];
+    xe_plan_row row[4];
+} seen;
+
+static void on_phase(void *ctx, const char *m)
+{
+    seen *s = ctx;
+    if (s->nphase < 4) snprintf(s->phase[s->nphase], sizeof s->phase[0], "%s", m);
+    s->nphase++;
+}
+
+static void on_row(void *ctx, const xe_plan_row *r)
+{
+    seen *s = ctx;
+    assert_int_equal(s->nrow, s->nphase); /* each phase's row comes before the next phase */
+    if (s->nrow < 4) s->row[s->nrow] = *r;
+    s->nrow++;
+}
+
+/* Callbacks, milp mode on 5-node instances: phases "lns" never, "milp" once; the
+ * heuristic row before the MILP starts; rows as in res->rows; the milp row's objective is
+ * the result's when named "milp". Auto on an instance where LNS proves the optimum: one
+ * "lns" phase and its row with status "optimal" or "bound reached", no MILP. */
+static void test_rows(void **state)
+{
+    (void)state;
+    int autos = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 5, 1 + (int)(seed % 2), 0);
+        assert_non_null(in);
+        xe_err err;
+        xe_stages h;
+        if (xe_heur_best(in, &h, NULL, &err) != XE_OK) {
+            xe_instance_free(in);
+            continue;
+        }
+        double hc = xe_stages_cost(in, &h);
+        xe_stages_clear(&h);
+        for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
+            seen s;
+            memset(&s, 0, sizeof s);
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.mode = mode;
+            o.time_limit = 20;
+            o.phase = on_phase;
+            o.row = on_row;
+            o.ctx = &s;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            assert_int_equal(s.nrow, r.nrows);
+            assert_true(close_rel(s.row[0].objective, hc, 1e-12));
+            assert_string_equal(s.row[0].status, "valid");
+            for (int k = 0; k < r.nrows; k++) {
+                assert_string_equal(s.row[k].method, r.rows[k].method);
+                assert_true(close_rel(s.row[k].time, r.rows[k].time, 0));
+            }
+            if (mode == XE_PLAN_MILP) {
+                assert_int_equal(s.nphase, 1);
+                assert_string_equal(s.phase[0], "milp");
+                assert_string_equal(s.row[1].method, "milp");
+                assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
+                assert_true(s.row[1].nvars > 0);
+                assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+            } else {
+                assert_string_equal(s.phase[0], "lns");
+                assert_string_equal(s.row[1].method, "lns");
+                if (s.nphase == 1) { /* LNS proved it: no MILP */
+                    assert_true(!strcmp(s.row[1].status, "optimal") || !strcmp(s.row[1].status, "bound reached"));
+                    assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+                    autos++;
+                } else {
+                    assert_string_equal(s.phase[1], "milp");
+                }
+            }
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    assert_true(autos >= 1);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    xe_instance *in = inst(1);
+    xe_err err;
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    xe_plan_result r;
+    o.time_limit = 0;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    xe_plan_result_clear(&r);
+    o.mode = XE_PLAN_HEURISTIC; /* no time limit needed there */
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    xe_plan_result_clear(&r);
+    o.mode = 7;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    xe_plan_opts_default(&o);
+    o.nstarts = 1; /* starts NULL */
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    xe_plan_mode m = XE_PLAN_AUTO;
+    assert_int_equal(xe_plan_mode_parse("lns", &m), 0);
+    assert_int_equal(m, XE_PLAN_LNS);
+    assert_int_equal(xe_plan_mode_parse("chen-sqrt", &m), -1);
+    assert_string_equal(xe_plan_mode_name(XE_PLAN_HEURISTIC), "heuristic");
+    xe_instance_free(in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_auto_and_milp_prove_optimum),
+        cmocka_unit_test(test_auto_short_limit_bounds),
+        cmocka_unit_test(test_heuristic_mode_is_portfolio),
+        cmocka_unit_test(test_infeasible_budget),
+        cmocka_unit_test(test_extra_starts),
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

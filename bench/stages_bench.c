@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "xengine/solvers.h"
 #include "xengine/stages.h"
+#include "xengine/timer.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -27,13 +27,6 @@ static uint64_t rnd(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* kind 0: training chain, 1: layered DAG. NULL on error (message on stderr). */
@@ -106,9 +99,9 @@ int main(int argc, char **argv)
             xe_err err = {{0}};
             xe_stages st = {0};
             const char *which = NULL;
-            double t0 = now_s();
+            double t0 = xe_now();
             int rc = xe_heur_best_ex(in, &st, &which, 0, &err);
-            double th = now_s() - t0;
+            double th = xe_now() - t0;
             if (rc) {
                 printf("%-8s %6d heuristic failed: %s\n", kind ? "layered" : "chain", in->g->n, err.msg);
                 status = 1;
@@ -121,15 +114,15 @@ int main(int argc, char **argv)
             for (size_t q = 0; q < nn * (size_t)st.ndev; q++) nnz += st.C[q] != 0;
             xe_schedule sch;
             xe_schedule_init(&sch);
-            t0 = now_s();
+            t0 = xe_now();
             rc = xe_stages_to_schedule(in, &st, &sch, &err);
-            double ts = now_s() - t0;
-            t0 = now_s();
+            double ts = xe_now() - t0;
+            t0 = xe_now();
             int rc2 = xe_stages_check(in, &st, &err);
-            double tc = now_s() - t0;
-            t0 = now_s();
+            double tc = xe_now() - t0;
+            t0 = xe_now();
             int removed = xe_stages_prune(in, &st);
-            double tp = now_s() - t0;
+            double tp = xe_now() - t0;
             if (rc || rc2) {
                 printf("%-8s %6d conversion failed: %s\n", kind ? "layered" : "chain", in->g->n, err.msg);
                 status = 1;

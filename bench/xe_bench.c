@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "xengine/io.h"
 #include "xengine/milp.h"
@@ -30,6 +29,7 @@
 #if defined(__has_include)
 #if __has_include("xengine/baselines.h")
 #include "xengine/baselines.h"
+#include "xengine/timer.h"
 #define XE_HAVE_BASELINES 1
 #endif
 #endif
@@ -52,13 +52,6 @@ typedef struct row {
     double obj, bound, t_first, t_best, t_total, t_reach; /* t_reach: plain MILP's final objective;
                                                              bound: the row's own (NAN: the case's) */
 } row;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int has_method(const bench_opts *o, const char *m)
 {
@@ -155,13 +148,13 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         xe_instance_free(in);
         return;
     }
-    double t0 = now_s();
+    double t0 = xe_now();
     double lp = -INFINITY;
     int lp_inf = 0;
     int lrc = xe_bound_lp(in, fmin(o->limit, 30.0), 1, &lp, &lp_inf, &err);
     if (lrc) fprintf(stderr, "xe_bench: LP bound: %s\n", err.msg);
     if (lrc == XE_OK && isfinite(lp)) bound = fmax(bound, lp);
-    double t_lp = now_s() - t0;
+    double t_lp = xe_now() - t0;
     double ev = xe_bound_eviction(in);
     if (isfinite(ev)) bound = fmax(bound, ev);
     printf("  bounds: every node once on its cheapest device %.4f; eviction %.4f; LP relaxation %s%.4f (%.2f s)\n",
@@ -170,9 +163,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
     /* heuristic portfolio */
     xe_stages heur;
     const char *which = "none";
-    t0 = now_s();
+    t0 = xe_now();
     int hrc = xe_heur_best(in, &heur, &which, &err);
-    double t_heur = now_s() - t0;
+    double t_heur = xe_now() - t0;
     int have_heur = hrc == XE_OK && valid(in, &heur);
     double heur_cost = have_heur ? xe_stages_cost(in, &heur) : INFINITY;
     if (has_method(o, "heuristic"))
@@ -187,9 +180,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
             xe_schedule bs;
             xe_schedule_init(&bs);
             double bc = INFINITY;
-            t0 = now_s();
+            t0 = xe_now();
             int rc = xe_baseline_run(in, bl[k], &bs, &bc, &err);
-            double tt = now_s() - t0;
+            double tt = xe_now() - t0;
             xe_schedule_clear(&bs);
             const char *st = rc == XE_OK ? "valid" : rc == XE_EUNSUPPORTED ? "not applicable" : rc == XE_EINFEASIBLE ? "none found" : "error";
             if (rc == XE_EUNSUPPORTED) continue; /* e.g. revolve on a non-chain: no row */
@@ -205,9 +198,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         mo.time_limit = o->limit;
         mo.threads = o->threads;
         mo.isolate = 1;
-        t0 = now_s();
+        t0 = xe_now();
         int rc = xe_milp_solve(in, &mo, &plain, &err);
-        double tt = now_s() - t0;
+        double tt = xe_now() - t0;
         if (rc) fprintf(stderr, "xe_bench: milp-nostart: %s\n", err.msg);
         have_plain = rc == XE_OK && plain.sol.R && valid(in, &plain.sol);
         if (rc == XE_OK && isfinite(plain.bound) && !plain.killed) bound = fmax(bound, plain.bound);
@@ -225,9 +218,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         mo.isolate = 1;
         mo.start = &heur;
         xe_milp_result mr;
-        t0 = now_s();
+        t0 = xe_now();
         int rc = xe_milp_solve(in, &mo, &mr, &err);
-        double tt = now_s() - t0 + t_heur;
+        double tt = xe_now() - t0 + t_heur;
         if (rc) fprintf(stderr, "xe_bench: milp+start: %s\n", err.msg);
         int ok = rc == XE_OK && mr.sol.R && valid(in, &mr.sol);
         if (rc == XE_OK && isfinite(mr.bound) && !mr.killed) bound = fmax(bound, mr.bound);
@@ -248,9 +241,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         lo.progress = o->verbose;
         lo.slice = o->slice;
         xe_lns_result lr;
-        t0 = now_s();
+        t0 = xe_now();
         int rc = xe_lns_solve(in, &heur, &lo, &lr, &err);
-        double tt = now_s() - t0 + t_heur;
+        double tt = xe_now() - t0 + t_heur;
         int ok = rc == XE_OK && valid(in, &lr.sol);
         double reach = NAN;
         if (ok)
@@ -275,9 +268,9 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         po.progress = o->verbose;
         po.slice = o->slice;
         xe_plan_result pr;
-        t0 = now_s();
+        t0 = xe_now();
         int rc = xe_plan(in, &po, &pr, &err);
-        double tt = now_s() - t0;
+        double tt = xe_now() - t0;
         if (rc) fprintf(stderr, "xe_bench: auto: %s\n", err.msg);
         int ok = rc == XE_OK && pr.sol.R && valid(in, &pr.sol);
         double reach = NAN; /* first improvement at least as good as the plain MILP's final */

@@ -106,13 +106,11 @@ static void test_recompute_all_chain(void **state)
     xe_instance_free(in);
 }
 
-/* Eviction bound by hand, one device, budget 21 B: 0 (10 B, cost 5) -> 1 (10 B) -> 2
- * (10 B) -> 3 (1 B) -> 4 (1 B, reads 3 and 0), unit costs but node 0. At stage 2 node 2,
- * its input 1 and node 0 (read by 4) need 30 B: 9 B must go, and only 0 can (at
- * 5 / 10 s per byte): bound 9 + 4.5 = 13.5. The optimum, 14, recomputes node 0. */
-static void test_eviction_bound_hand(void **state)
+/* The eviction hand graph: 0 (10 B, cost 5) -> 1 (10 B) -> 2 (10 B) -> 3 (1 B) -> 4
+ * (1 B, reads 3 and 0), unit costs but node 0, on ndev devices: device 0 at those costs,
+ * device 1 (if any) 100x slower, a copy of any tensor either way 1 s. */
+static xe_instance *evict_instance(int ndev)
 {
-    (void)state;
     xe_err err;
     xe_graph *g = xe_graph_new("evict");
     assert_non_null(g);
@@ -126,9 +124,25 @@ static void test_eviction_bound_hand(void **state)
     int edges[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 4}};
     for (int e = 0; e < 5; e++) assert_int_equal(xe_graph_add_edge(g, edges[e][0], edges[e][1], &err), XE_OK);
     assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, 1);
+    xe_instance *in = xe_instance_new(g, ndev);
     assert_non_null(in);
-    for (int v = 0; v < 5; v++) in->cost[v] = cost[v];
+    for (int v = 0; v < 5; v++) {
+        in->cost[v * ndev] = cost[v];
+        if (ndev < 2) continue;
+        in->cost[v * ndev + 1] = 100 * cost[v];
+        in->copy[(v * ndev + 0) * ndev + 1] = in->copy[(v * ndev + 1) * ndev + 0] = 1;
+    }
+    return in;
+}
+
+/* Eviction bound by hand, one device, budget 21 B. At stage 2 node 2, its input 1 and
+ * node 0 (read by 4) need 30 B: 9 B must go, and only 0 can (at 5 / 10 s per byte):
+ * bound 9 + 4.5 = 13.5. The optimum, 14, recomputes node 0. */
+static void test_eviction_bound_hand(void **state)
+{
+    (void)state;
+    xe_err err;
+    xe_instance *in = evict_instance(1);
     in->dev[0].budget = 21;
     assert_true(fabs(xe_bound_eviction(in) - 13.5) < 1e-12);
     assert_true(fabs(xe_bound_cheapest(in) - 9.0) < 1e-12);
@@ -150,25 +164,7 @@ static void test_eviction_bound_two_copies(void **state)
 {
     (void)state;
     xe_err err;
-    xe_graph *g = xe_graph_new("evict2");
-    assert_non_null(g);
-    int64_t mem[5] = {10, 10, 10, 1, 1};
-    double cost[5] = {5, 1, 1, 1, 1};
-    for (int v = 0; v < 5; v++) {
-        char name[8];
-        snprintf(name, sizeof name, "n%d", v);
-        assert_int_equal(xe_graph_add_node(g, name, NULL, 0, mem[v], 0, cost[v], &err), v);
-    }
-    int edges[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 4}};
-    for (int e = 0; e < 5; e++) assert_int_equal(xe_graph_add_edge(g, edges[e][0], edges[e][1], &err), XE_OK);
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, 2);
-    assert_non_null(in);
-    for (int v = 0; v < 5; v++) {
-        in->cost[v * 2 + 0] = cost[v];
-        in->cost[v * 2 + 1] = 100 * cost[v];
-        in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 1;
-    }
+    xe_instance *in = evict_instance(2);
     in->dev[0].budget = 21;
     in->dev[1].budget = 100;
     assert_true(fabs(xe_bound_cheapest(in) - 9.0) < 1e-12);

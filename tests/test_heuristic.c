@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "brute/brute.h"
@@ -20,6 +19,7 @@
 #include "xengine/io.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 /* Highest U of a stage schedule on device d (the MILP's accounting). */
 static int64_t stage_peak(const xe_instance *in, const xe_stages *st, int d)
@@ -475,13 +475,6 @@ static void test_portfolio_from_min_budget(void **state)
                   found[0], tried[0], found[1], tried[1], at_min_ok, at_min, optimal, compared, 100 * gap / compared);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* 1,000-node training chain at 50% and 25% of the peak, one and two devices: valid
  * (the time is printed, not asserted; bench/ measures it). */
 static void test_greedy_large_training(void **state)
@@ -500,9 +493,9 @@ static void test_greedy_large_training(void **state)
         for (int pct = 50; pct >= 25; pct -= 25) {
             in->dev[0].budget = peak * pct / 100;
             xe_stages st;
-            double t0 = now();
+            double t0 = xe_now();
             int rc = xe_heur_greedy(in, &st, &err);
-            double dt = now() - t0;
+            double dt = xe_now() - t0;
             if (rc) fprintf(stderr, "greedy: %s\n", err.msg);
             assert_int_equal(rc, XE_OK);
             assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
@@ -511,9 +504,9 @@ static void test_greedy_large_training(void **state)
             xe_stages_clear(&st);
             /* the portfolio: greedy, checkpoint-all, recompute-all (timed, not asserted) */
             const char *which = NULL;
-            t0 = now();
+            t0 = xe_now();
             rc = xe_heur_best(in, &st, &which, &err);
-            dt = now() - t0;
+            dt = xe_now() - t0;
             assert_int_equal(rc, XE_OK);
             xe_test_assert_stages_valid(in, &st);
             print_message("  portfolio %.3f s (%s), cost / checkpoint-all = %.3f\n", dt, which,
@@ -554,9 +547,9 @@ static void test_greedy_vgg16(void **state)
                 xe_instance_free(in);
                 continue;
             }
-            double t0 = now();
+            double t0 = xe_now();
             double c = greedy_ok(in);
-            double dt = now() - t0;
+            double dt = xe_now() - t0;
             assert_true(c >= base * (1 - 1e-9));
             if (pct == 100) assert_true(fabs(c - base) <= 1e-9 * base);
             print_message("vgg16 train, %s, %d%%: greedy / checkpoint-all = %.4f (%.3f s)\n", presets[p], pct, c / base, dt);

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "xengine/milp.h"
 #include "xengine/plan.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 static void help(FILE *f)
 {
@@ -81,13 +81,6 @@ static const char *json_num(double x, char *buf, size_t cap)
     return buf;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* "12.25 GiB (13153337344 B)": rounded for people, exact for the next attempt. */
 static const char *exact(int64_t b, char *buf, size_t cap)
 {
@@ -154,10 +147,10 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     xe_schedule sched;
     xe_schedule_init(&sched);
     xe_err err = {{0}};
-    double cost = 0, t0 = now_s();
+    double cost = 0, t0 = xe_now();
     xe_sim_result sr;
     int rc = xe_baseline_run(in, name, &sched, &cost, &err);
-    double t = now_s() - t0;
+    double t = xe_now() - t0;
     if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s: %s: %s\n", graph, name, err.msg);
@@ -362,7 +355,7 @@ int xe_cli_solve(int argc, char **argv)
     xe_schedule_init(&sched);
     const char *best_name = "none";
 
-    double t_start = now_s(); /* solve_time_s: the wall time of the whole solve */
+    double t_start = xe_now(); /* solve_time_s: the wall time of the whole solve */
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
@@ -435,7 +428,7 @@ int xe_cli_solve(int argc, char **argv)
     /* the bound holds for every stage schedule, so it bounds the written one too */
     double bound = heur_only ? NAN : fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
-    double t_solve = now_s() - t_start;
+    double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
     const char *status = heur_only ? "heuristic only" : isfinite(gap) && gap <= po.rel_gap ? "optimal" : "feasible";
     char extra[512], jb[32], jg[32];

@@ -4,6 +4,7 @@
 #define XE_EXEC_RT_H
 
 #include "kern.h"
+#include "xengine/timer.h"
 
 typedef struct xe_rt {
     const xe_net *net;
@@ -45,8 +46,6 @@ void xe_rt_release_all(xe_rt *rt);
 /* data->grad = sum of the contributions, in op order. */
 void xe_rt_collect_grads(xe_rt *rt);
 
-/* Monotonic wall clock, seconds. */
-double xe_now(void);
 
 /* Median of t[0..n-1], n >= 1 (sorts t in place): the middle value, or the mean of the two
  * middle ones for even n; the profiler's and the executor's per-event statistic. */

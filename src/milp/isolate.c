@@ -13,21 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "xengine/timer.h"
 
 typedef struct wire {
     int rc, status, has_sol, nvars, nrows, nints;
     double objective, bound, gap, solve_time, time_best, time_first;
     char msg[512];
 } wire;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int write_all(int fd, const void *p, size_t len)
 {
@@ -47,7 +40,7 @@ static int read_all(int fd, void *p, size_t len, double deadline, int *late)
 {
     char *c = p;
     while (len) {
-        double left = deadline - now_s();
+        double left = deadline - xe_now();
         if (left <= 0) {
             *late = 1;
             return -1;
@@ -101,7 +94,7 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     int fds[2];
     if (pipe(fds) != 0) return xe_err_set(err, XE_ESOLVER, "cannot create a pipe for the solver: %s", strerror(errno));
     fflush(NULL);
-    double t0 = now_s();
+    double t0 = xe_now();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -152,6 +145,6 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
-    if (res->killed) res->solve_time = now_s() - t0;
+    if (res->killed) res->solve_time = xe_now() - t0;
     return rc;
 }

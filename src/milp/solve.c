@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "isolate.h"
 #include "model.h"
 #include "xengine/milp.h"
+#include "xengine/timer.h"
 
 void xe_milp_opts_default(xe_milp_opts *o)
 {
@@ -44,13 +44,6 @@ void xe_milp_result_clear(xe_milp_result *res)
     xe_stages_clear(&res->sol);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Progress reporting. CBC's message callback carries no user pointer, so the one
  * solve running on this thread is found through a thread-local pointer; it is set
  * only for the duration of Cbc_solve and holds no state across solves. */
@@ -70,7 +63,7 @@ static void progress_line(progress *p)
     if (isfinite(p->bound)) snprintf(bnd, sizeof bnd, "%.6g", p->bound);
     if (isfinite(p->incumbent) && isfinite(p->bound) && p->incumbent > 0)
         snprintf(gap, sizeof gap, "%.2f%%", (p->incumbent - p->bound) / p->incumbent * 100.0);
-    fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", now_s() - p->t0, inc, bnd, gap);
+    fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", xe_now() - p->t0, inc, bnd, gap);
 }
 
 static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *dvec, int nint,
@@ -87,13 +80,13 @@ static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *
     } else if ((msgno == 4 || msgno == 12 || msgno == 16) && ndouble >= 1) {
         if (dvec[0] < p->incumbent) {
             p->incumbent = dvec[0];
-            p->tbest = now_s() - p->t0;
+            p->tbest = xe_now() - p->t0;
             if (p->tfirst < 0) p->tfirst = p->tbest;
         }
     } else {
         return;
     }
-    double t = now_s();
+    double t = xe_now();
     if (p->print && t - p->last >= 1.0) {
         p->last = t;
         progress_line(p);
@@ -265,7 +258,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         Cbc_setMIPStartI(cbc, m.ncols, idx, x0);
         free(idx);
     }
-    progress p = {now_s(), now_s(), INFINITY, -INFINITY, 0.0, -1.0, o->progress && !o->fix};
+    progress p = {xe_now(), xe_now(), INFINITY, -INFINITY, 0.0, -1.0, o->progress && !o->fix};
     if (!o->relax) {
         tls_progress = &p;
         Cbc_registerCallBack(cbc, cbc_message);
@@ -280,9 +273,9 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         if (saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
         if (devnull >= 0) close(devnull);
     }
-    double t0 = now_s();
+    double t0 = xe_now();
     Cbc_solve(cbc);
-    res->solve_time = now_s() - t0;
+    res->solve_time = xe_now() - t0;
     tls_progress = NULL;
     if (saved_stdout >= 0) {
         fflush(stdout);

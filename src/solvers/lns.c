@@ -10,6 +10,7 @@
 #include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 void xe_lns_opts_default(xe_lns_opts *o)
 {
@@ -25,13 +26,6 @@ void xe_lns_opts_default(xe_lns_opts *o)
 }
 
 void xe_lns_result_clear(xe_lns_result *res) { xe_stages_clear(&res->sol); }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -111,7 +105,7 @@ static void progress_line(const xe_lns_result *res, double elapsed, const char *
 int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opts *o, xe_lns_result *res,
                  xe_err *err)
 {
-    double t0 = now_s();
+    double t0 = xe_now();
     memset(res, 0, sizeof *res);
     res->objective = INFINITY;
     res->bound = o->bound;
@@ -166,11 +160,11 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     double last_line = t0; /* progress: a line at least about once a second */
     if (o->progress) progress_line(res, 0.0, " (start)");
     for (int it = 0; !res->optimal; it++) {
-        if (o->progress && now_s() - last_line >= 1.0) {
-            last_line = now_s();
+        if (o->progress && xe_now() - last_line >= 1.0) {
+            last_line = xe_now();
             progress_line(res, last_line - t0, "");
         }
-        double left = deadline - now_s();
+        double left = deadline - xe_now();
         if (left < 0.05) break;
         if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
             res->stop = "bound reached";
@@ -261,14 +255,14 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 res->sol = mr.sol;
                 memset(&mr.sol, 0, sizeof mr.sol);
                 res->objective = mr.objective;
-                res->time_best = now_s() - t0;
+                res->time_best = xe_now() - t0;
                 res->improvements++;
                 improved = 1;
                 int k = res->ntrace < 64 ? res->ntrace++ : 63;
                 res->trace_t[k] = res->time_best;
                 res->trace_obj[k] = res->objective;
                 if (o->progress) {
-                    last_line = now_s();
+                    last_line = xe_now();
                     progress_line(res, last_line - t0,
                                   kind == 2 ? " (improved: extra-work neighbourhood)"
                                   : kind == 1 ? " (improved: node neighbourhood)" : " (improved: stage window)");
@@ -285,7 +279,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         int timed_out = !solved && mr.solve_time >= 0.9 * mo.time_limit;
         double mr_time = mr.solve_time;
         if (o->progress >= 2)
-            fprintf(stderr, "[lns]  %7.1fs  %s %d cols %d rows: %s %.2f s%s\n", now_s() - t0,
+            fprintf(stderr, "[lns]  %7.1fs  %s %d cols %d rows: %s %.2f s%s\n", xe_now() - t0,
                     kind == 2 ? "extra " : kind == 1 ? "nodes " : "stages", mr.nvars, mr.nrows, xe_milp_status_str(mr.status), mr.solve_time,
                     improved ? " improved" : "");
         xe_milp_result_clear(&mr);
@@ -325,7 +319,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         return rc;
     }
     free(sz);
-    res->time_total = now_s() - t0;
+    res->time_total = xe_now() - t0;
     if (res->optimal) res->stop = "optimal";
     else if (!res->stop) res->stop = "time limit";
     if (o->progress) {

@@ -8,6 +8,7 @@
 #include "xengine/milp.h"
 #include "xengine/plan.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 /* Above this many binary MILP columns auto gives LNS all the time (docs/lns.md). */
 #define XE_PLAN_MILP_MAX_BINARIES 40000
@@ -27,13 +28,6 @@ int xe_plan_mode_parse(const char *s, xe_plan_mode *mode)
             return 0;
         }
     return -1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* (objective - bound) / objective, 0 for a zero objective, NAN when unknown. */
@@ -76,7 +70,7 @@ static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *
 
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
-    double t_start = now_s();
+    double t_start = xe_now();
     memset(res, 0, sizeof *res);
     res->name = "none";
     res->objective = INFINITY;
@@ -104,7 +98,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1. heuristic portfolio (docs/heuristic.md) */
     const char *which = "greedy";
     int hrc = xe_heur_best(in, &heur, &which, &e2);
-    double t_heur = now_s() - t_start;
+    double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
         rc = xe_err_set(err, hrc, "heuristic failed: %s", e2.msg);
@@ -164,7 +158,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         lo.progress = o->progress;
         lo.slice = o->slice;
         if (o->phase) o->phase(o->ctx, "lns");
-        double t_lns0 = now_s() - t_start;
+        double t_lns0 = xe_now() - t_start;
         rc = xe_lns_solve(in, best, &lo, &lns, err);
         if (rc) goto out;
         t_lns = lns.time_total;
@@ -205,9 +199,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         mo.isolate = 1; /* hold CBC to the wall-clock limit */
         mo.start = best && !o->no_start ? best : NULL;
         if (o->phase) o->phase(o->ctx, "milp");
-        double t_m0 = now_s();
+        double t_m0 = xe_now();
         rc = xe_milp_solve(in, &mo, &mr, &e2);
-        double t_milp = now_s() - t_m0; /* wall time, also when CBC gave no answer */
+        double t_milp = xe_now() - t_m0; /* wall time, also when CBC gave no answer */
         xe_plan_row r = {.method = "milp", .time = t_milp};
         if (rc == XE_ESOLVER && best) { /* e.g. CBC crashed when its time limit stopped it */
             snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
@@ -284,7 +278,7 @@ out:
         res->name = "none";
         res->bound = lb;
     }
-    res->time_total = now_s() - t_start;
+    res->time_total = xe_now() - t_start;
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);

@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "stage_mem.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err)
 {
@@ -141,17 +141,10 @@ static int cmp_gain(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
 {
     int n = st->n, D = st->ndev;
-    double t0 = now_s();
+    double t0 = xe_now();
     xe_stages orig;
     if (xe_stages_copy(&orig, st)) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
     int64_t *U = malloc((size_t)(n ? n : 1) * D * sizeof *U);
@@ -186,7 +179,7 @@ int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe
             }
     qsort(cand, nc, sizeof *cand, cmp_gain);
     for (size_t c = 0; c < nc; c++) {
-        if (now_s() - t0 > max_seconds) break;
+        if (xe_now() - t0 > max_seconds) break;
         int t = cand[c].t, i = cand[c].i, d = cand[c].d;
         if (!*xe_R(st, t, i, d) && !xe_heur_cin(st, t, i, d)) continue; /* gone already */
         /* the latest earlier stage where i is present on d */

@@ -3,13 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "xengine/baselines.h"
 #include "xengine/plan.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
 #include "xengine/sweep.h"
+#include "xengine/timer.h"
 
 static const char *const method_name[XE_SWEEP_NMETHODS] = {"planner", "gpu-only", "cpu-only", "checkpoint-all",
                                                            "chen-sqrt"};
@@ -17,13 +17,6 @@ static const char *const method_name[XE_SWEEP_NMETHODS] = {"planner", "gpu-only"
 const char *xe_sweep_method_name(int m)
 {
     return m >= 0 && m < XE_SWEEP_NMETHODS ? method_name[m] : "?";
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void xe_sweep_opts_default(const xe_instance *in, xe_sweep_opts *o)
@@ -108,10 +101,10 @@ static int ruled_out(const xe_instance *in)
 static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, const xe_sweep_cell *bc,
                 xe_sweep_cell *c, xe_err *err)
 {
-    double t0 = now_s();
+    double t0 = xe_now();
     if (ruled_out(in)) {
         cell_none(c, XE_SWEEP_PROVEN);
-        c->time = now_s() - t0;
+        c->time = xe_now() - t0;
         return XE_OK;
     }
     xe_plan_start starts[XE_SWEEP_NMETHODS + 1];
@@ -143,7 +136,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
         cell_none(c, pr.infeasible ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
         if (!pr.infeasible && isfinite(pr.bound)) c->bound = pr.bound;
     }
-    c->time = now_s() - t0;
+    c->time = xe_now() - t0;
     xe_plan_result_clear(&pr);
     return rc;
 }
@@ -162,13 +155,13 @@ int xe_sweep_point(const xe_instance *in, const xe_sweep_opts *o, xe_sweep_cell 
     for (int m = 1; m < XE_SWEEP_NMETHODS && rc == XE_OK; m++) {
         int d = m == XE_SWEEP_CPU_ONLY ? o->cpu : o->gpu;
         if (d < 0) continue;
-        double t0 = now_s();
+        double t0 = xe_now();
         xe_err e2 = {{0}};
         int r = run_baseline(in, m, d, &base[m], &e2);
         if (r == XE_OK) rc = judge(in, o, &base[m], method_name[m], &cell[m], err);
         else if (r == XE_EINFEASIBLE) cell[m].status = XE_SWEEP_NONE;
         else rc = xe_err_set(err, r, "sweep: %s: %s", method_name[m], e2.msg);
-        cell[m].time = now_s() - t0;
+        cell[m].time = xe_now() - t0;
     }
     if (rc == XE_OK && o->planner) rc = plan(in, o, base, cell, &cell[XE_SWEEP_PLANNER], err);
     for (int m = 0; m < XE_SWEEP_NMETHODS; m++) xe_stages_clear(&base[m]);

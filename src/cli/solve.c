@@ -102,6 +102,24 @@ static void report_infeasible(const xe_instance *in, const char *graph, const ch
     fprintf(stderr, "\n");
 }
 
+/* The budget range the tool can vouch for when nothing was found (not a proof of
+ * infeasibility): "; every schedule needs at least L on DEV; the heuristic portfolio
+ * finds a schedule from H (P% of the no-recomputation peak)", or "" when unknown. */
+static const char *budget_hint(const xe_instance *in, char *buf, size_t cap)
+{
+    char b2[64], b3[64];
+    int64_t lo = 0, hi = 0;
+    xe_err err = {{0}};
+    buf[0] = 0;
+    if (xe_min_budget(in, 0, &lo, &hi, &err) != XE_OK) return buf;
+    int len = snprintf(buf, cap, "; every schedule needs at least %s on %s", exact(lo, b2, sizeof b2), in->dev[0].name);
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    if (hi > 0 && len > 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule from %s (%.1f%% of the "
+                 "no-recomputation peak)", exact(hi, b3, sizeof b3), peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0);
+    return buf;
+}
+
 /* A usage error: with --json anywhere on the command line the JSON object still comes,
  * status "usage" (README); the message is already on stderr. */
 static int usage_exit(int json, const char *graph, const char *out)
@@ -393,14 +411,16 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     if (!pr.sol.R) {
+        char hint[384];
         if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
             fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
-                            "portfolio found none either); raise --time-limit or the budget\n",
-                    io.graph, po.time_limit);
+                            "portfolio found none either); raise --time-limit or the budget%s\n",
+                    io.graph, po.time_limit, budget_hint(in, hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
-                            "run without --heuristic-only for the MILP, or raise the budget)\n", io.graph);
+                            "run without --heuristic-only for the MILP, or raise the budget)%s\n", io.graph,
+                    budget_hint(in, hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         }
         goto done;

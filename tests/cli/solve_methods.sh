@@ -62,7 +62,8 @@ if grep -q ' 0 variables' "$tmp/out"; then bad "milp, no answer: a 0-variable mo
 # VGG16 (shared Checkmate graph, when present): CBC 2.10 may crash or claim
 # infeasibility when a 1 s limit stops it in preprocessing; either way the schedule in
 # hand is kept, with one warning saying what happened, and the bound is never -inf
-vgg=${XE_SHARED_GRAPHS:-/work/shared/graphs}/checkmate_vgg16_b256_train.json
+shared=${XE_SHARED_GRAPHS:-../shared/graphs} # the shared folder sits beside the checkout
+vgg=$shared/checkmate_vgg16_b256_train.json
 if [ -r "$vgg" ]; then
     "$xe" solve "$vgg" --budget 70% --method milp --time-limit 1 -o "$tmp/v.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
@@ -72,6 +73,31 @@ if [ -r "$vgg" ]; then
     if grep -q 'ended without an answer; keeping the best schedule so far' "$tmp/err"; then bad "vgg16: old warning"; else ok "vgg16 milp 1 s: warning says what happened"; fi
 else
     echo "skip vgg16 check: $vgg not found"
+fi
+# no schedule found (exit 4, not a proof): the message names the smallest budget the
+# portfolio can do, and that budget really works
+n100=$shared/random_layered_n100.json
+if [ -r "$n100" ]; then
+    "$xe" solve "$n100" --devices gpu --budget 60% --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 4 ] && ok "n100 60%: exit 4" || bad "n100 60%: exit $rc: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "n100 60%: one line" || bad "n100 60%: $(cat "$tmp/err")"
+    [ ! -e "$tmp/n.json" ] && ok "n100 60%: no output" || bad "n100 60%: output written"
+    hi=$(sed -n 's/.*finds a schedule from [^(]*(\([0-9]*\) B).*/\1/p' "$tmp/err")
+    lo=$(sed -n 's/.*needs at least [^(]*(\([0-9]*\) B).*/\1/p' "$tmp/err")
+    if [ -n "$hi" ] && [ -n "$lo" ] && [ "$lo" -le "$hi" ]; then
+        ok "n100 60%: hint $lo..$hi B"
+        "$xe" solve "$n100" --devices gpu --budget "$hi" --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] && ok "n100 at the hinted budget: a schedule" || bad "n100 at $hi B: exit $rc: $(cat "$tmp/err")"
+        "$xe" solve "$n100" --devices gpu --budget $((lo - 1)) --method heuristic -o "$tmp/n2.json" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 3 ] && ok "n100 below the hinted lower bound: infeasible (exit 3)" || bad "n100 at $((lo - 1)) B: exit $rc"
+    else
+        bad "n100 60%: no budget hint in: $(cat "$tmp/err")"
+    fi
+else
+    echo "skip n100 check: $n100 not found"
 fi
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

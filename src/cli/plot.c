@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -463,98 +462,13 @@ static void gp_timeline(tbuf *b, const plot_run *pr, int lanes, int lane_of_pair
 
 /* ---- running gnuplot ------------------------------------------------------------------- */
 
-/* The gnuplot program: $XE_GNUPLOT or "gnuplot"; whether it can be executed (searched in
- * PATH when it has no slash). */
-static int find_gnuplot(const char *prog)
-{
-    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path) return 0;
-    while (*path) {
-        const char *end = strchr(path, ':');
-        size_t len = end ? (size_t)(end - path) : strlen(path);
-        char buf[4096];
-        if (len == 0) snprintf(buf, sizeof buf, "./%s", prog);
-        else snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
-        struct stat st;
-        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) return 1;
-        if (!end) break;
-        path = end + 1;
-    }
-    return 0;
-}
-
-/* Runs `PROG -e "outfile='OUT'" SCRIPT` in dir; 0 when it exited 0, else prints the
- * first line gnuplot wrote to stderr and returns an exit code. */
-static int run_gnuplot(const char *prog, const char *dir, const char *script, const char *out)
-{
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-        fprintf(stderr, "xengine: error: plot: pipe: %s\n", strerror(errno));
-        return XE_EXIT_INTERNAL;
-    }
-    char setout[512];
-    snprintf(setout, sizeof setout, "outfile='%s'", out);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "xengine: error: plot: fork: %s\n", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return XE_EXIT_INTERNAL;
-    }
-    if (pid == 0) {
-        close(pipefd[0]);
-        dup2(pipefd[1], STDOUT_FILENO);
-        dup2(pipefd[1], STDERR_FILENO);
-        close(pipefd[1]);
-        if (chdir(dir) != 0) _exit(126);
-        execlp(prog, prog, "-e", setout, script, (char *)NULL);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    char msg[4096];
-    size_t got = 0;
-    for (;;) {
-        char chunk[1024];
-        ssize_t k = read(pipefd[0], chunk, sizeof chunk);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        for (ssize_t j = 0; j < k && got + 1 < sizeof msg; j++) msg[got++] = chunk[j];
-    }
-    msg[got] = '\0';
-    close(pipefd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            fprintf(stderr, "xengine: error: plot: waitpid: %s\n", strerror(errno));
-            return XE_EXIT_INTERNAL;
-        }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return XE_EXIT_OK;
-    /* gnuplot reports an error as a few lines; keep the one that names it */
-    const char *line = "";
-    char *save = NULL;
-    for (char *l = strtok_r(msg, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        while (*l == ' ' || *l == '^') l++;
-        if (*l) line = l;
-        if (strstr(l, "rror")) break;
-    }
-    if (WIFEXITED(status))
-        fprintf(stderr, "xengine: error: %s/%s: gnuplot (%s) exited with status %d%s%s\n", dir, script, prog,
-                WEXITSTATUS(status), *line ? ": " : "", line);
-    else
-        fprintf(stderr, "xengine: error: %s/%s: gnuplot (%s) was killed by signal %d\n", dir, script, prog,
-                WTERMSIG(status));
-    return XE_EXIT_INTERNAL;
-}
-
 /* Draws NAME.FMT from NAME.gp into NAME.FMT.tmp.PID, renamed by the caller. */
 static int draw(plot_run *pr, const char *prog, const char *name, char *tmp, size_t tmpcap)
 {
     char script[64];
     snprintf(script, sizeof script, "%s.gp", name);
     snprintf(tmp, tmpcap, "%s.%s.tmp.%ld", name, pr->fmt, (long)getpid());
-    return run_gnuplot(prog, pr->dir, script, tmp);
+    return xe_cli_gnuplot_run(prog, pr->dir, script, tmp);
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -683,9 +597,8 @@ int xe_cli_plot(int argc, char **argv)
         fprintf(stderr, "xengine: error: --out-dir must not be empty\n");
         return XE_EXIT_USAGE;
     }
-    const char *prog = getenv("XE_GNUPLOT");
-    if (!prog || !*prog) prog = "gnuplot";
-    if (!find_gnuplot(prog)) {
+    const char *prog = xe_cli_gnuplot_prog();
+    if (!xe_cli_gnuplot_found(prog)) {
         fprintf(stderr, "xengine: error: gnuplot not found (looked for '%s'%s); install it (Debian: "
                         "gnuplot-nox) or set XE_GNUPLOT\n",
                 prog, strchr(prog, '/') ? "" : " in PATH");

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -161,59 +160,6 @@ static void gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* Runs gnuplot on `script` (a file); 0 on success, else prints the first line gnuplot
- * wrote and returns an exit code. */
-static int run_gnuplot(const char *script)
-{
-    const char *prog = getenv("XE_GNUPLOT");
-    if (!prog || !*prog) prog = "gnuplot";
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-        fprintf(stderr, "xengine: error: sweep: pipe failed\n");
-        return XE_EXIT_INTERNAL;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        fprintf(stderr, "xengine: error: sweep: fork failed\n");
-        return XE_EXIT_INTERNAL;
-    }
-    if (pid == 0) {
-        close(pipefd[0]);
-        dup2(pipefd[1], STDOUT_FILENO);
-        dup2(pipefd[1], STDERR_FILENO);
-        close(pipefd[1]);
-        execlp(prog, prog, script, (char *)NULL);
-        fprintf(stderr, "cannot run '%s' (install gnuplot-nox or set XE_GNUPLOT)\n", prog);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    char msg[2048];
-    size_t got = 0;
-    for (;;) {
-        char chunk[512];
-        ssize_t k = read(pipefd[0], chunk, sizeof chunk);
-        if (k <= 0) break;
-        for (ssize_t j = 0; j < k && got + 1 < sizeof msg; j++) msg[got++] = chunk[j];
-    }
-    msg[got] = '\0';
-    close(pipefd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return XE_EXIT_OK;
-    char *nl = strchr(msg, '\n');
-    while (nl && nl == msg) { /* skip leading blank lines */
-        memmove(msg, msg + 1, strlen(msg));
-        nl = strchr(msg, '\n');
-    }
-    if (nl) *nl = '\0';
-    fprintf(stderr, "xengine: error: sweep: gnuplot failed: %s\n", *msg ? msg : "(no message)");
-    return XE_EXIT_INTERNAL;
-}
-
 typedef struct point {
     double pct;
     int64_t budget;
@@ -302,7 +248,7 @@ static int write_plot(const char *out, const char *model, int64_t peak, const po
         fprintf(stderr, "xengine: error: %s: cannot write its gnuplot script\n", out);
         code = XE_EXIT_INTERNAL;
     }
-    if (!code) code = run_gnuplot(script);
+    if (!code) code = xe_cli_gnuplot_run(xe_cli_gnuplot_prog(), NULL, script, NULL);
     if (!code && rename(tmpimg, out) != 0) {
         fprintf(stderr, "xengine: error: %s: cannot rename the plot into place\n", out);
         code = XE_EXIT_INTERNAL;

@@ -163,6 +163,12 @@ static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_tr
 
 int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
 {
+    return xe_cli_load_instance_net(o, "gpu+cpu", NULL, NULL, out);
+}
+
+int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default, xe_net **net_out,
+                             xe_train_map *map_out, xe_instance **out)
+{
     xe_err err = {{0}};
     xe_graph *g = NULL;
     xe_recipe r;
@@ -176,7 +182,7 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
     }
     rc = onnx ? load_net(o, &net, &g, &map, &err) : xe_io_read_graph(o->graph, &g, &err);
     if (rc) goto fail;
-    const char *dev = o->devices ? o->devices : "gpu+cpu";
+    const char *dev = o->devices ? o->devices : dev_default;
     if (is_preset(dev)) {
         rc = onnx ? xe_cost_recipe_preset(dev, 1.0, &r, &err) : xe_recipe_preset(dev, 1.0, &r, &err);
     } else if (access(dev, F_OK) != 0) {
@@ -213,6 +219,11 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
         snprintf(msg, sizeof msg, "%s", err.msg);
         xe_err_set(&err, rc, "%s: %s", o->costs ? o->costs : o->graph, msg);
         goto fail;
+    }
+    if (net_out && map_out) { /* handed over */
+        *net_out = net;
+        *map_out = map;
+        return XE_OK;
     }
     xe_net_free(net);
     xe_train_map_clear(&map);

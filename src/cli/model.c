@@ -5,9 +5,6 @@
 #include <string.h>
 
 #include "model.h"
-#include "xengine/cost.h"
-#include "xengine/io.h"
-#include "xengine/onnx.h"
 
 void xe_cli_model_free(xe_cli_model *m)
 {
@@ -37,59 +34,24 @@ static int parse_threads(const char *s, int ndev, int *threads, xe_err *err)
 int xe_cli_model_load(const xe_cli_inst_opts *o, const char *threads, xe_cli_model *m)
 {
     xe_err err = {{0}};
-    xe_graph *g = NULL;
-    xe_recipe r;
     memset(m, 0, sizeof *m);
-    int64_t batch = 0;
-    int rc;
     if (o->inference) {
-        rc = xe_err_set(&err, XE_EINVAL, "--inference: the executor runs training steps only");
-        goto fail;
+        fprintf(stderr, "xengine: error: %s: --inference: the executor runs training steps only\n", o->graph);
+        return XE_EXIT_USAGE;
     }
-    if (o->batch) {
-        char *end;
-        long long b = strtoll(o->batch, &end, 10);
-        if (*end || end == o->batch || b < 1 || b > 1000000000) {
-            rc = xe_err_set(&err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", o->batch);
-            goto fail;
-        }
-        batch = b;
-    }
-    if ((rc = xe_onnx_read(o->graph, batch, &m->net, &err))) goto fail;
-    if ((rc = xe_net_training_graph(m->net, &g, &m->map, &err))) {
-        char msg[sizeof err.msg];
-        snprintf(msg, sizeof msg, "%s", err.msg);
-        xe_err_set(&err, rc, "%s: %s", o->graph, msg);
-        goto fail;
-    }
-    const char *dev = o->devices ? o->devices : "cpu";
-    if (!strcmp(dev, "gpu") || !strcmp(dev, "cpu") || !strcmp(dev, "gpu+cpu"))
-        rc = xe_cost_recipe_preset(dev, 1.0, &r, &err);
-    else
-        rc = xe_io_read_devices(dev, &r, &err);
-    if (rc) goto fail;
-    if (o->budget) {
-        int64_t bytes = 0;
-        double frac = 0;
-        if ((rc = xe_io_parse_budget("--budget", o->budget, &bytes, &frac, &err))) goto fail;
-        r.budget_bytes[0] = bytes;
-        r.budget_frac[0] = frac;
-    }
-    if ((rc = xe_cost_instance(m->net, g, &m->map, &r, &m->inst, &err))) goto fail;
-    g = NULL;
-    if (o->costs && (rc = xe_io_read_costs(o->costs, m->inst, &err))) goto fail;
-    if ((rc = xe_instance_validate(m->inst, &err))) goto fail;
+    int code = xe_cli_load_instance_net(o, "cpu", &m->net, &m->map, &m->inst);
+    if (code) return code;
     for (int d = 0; d < m->inst->ndev; d++) {
         const char *name = m->inst->dev[d].name, *e = name + strlen(name);
         while (e > name && isdigit((unsigned char)e[-1])) e--;
         m->threads[d] = *e ? atoi(e) : 0;
         if (m->threads[d] > 4096) m->threads[d] = 0;
     }
-    if (threads && (rc = parse_threads(threads, m->inst->ndev, m->threads, &err))) goto fail;
+    int rc = threads ? parse_threads(threads, m->inst->ndev, m->threads, &err) : XE_OK;
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        xe_cli_model_free(m);
+        return xe_cli_exit_code(rc);
+    }
     return XE_EXIT_OK;
-fail:
-    fprintf(stderr, "xengine: error: %s\n", err.msg);
-    xe_graph_free(g);
-    xe_cli_model_free(m);
-    return xe_cli_exit_code(rc);
 }

@@ -110,7 +110,22 @@ typedef struct plot_run {
     const char *fmt; /* "png" or "svg" */
     char *written[PLOT_MAX_FILES]; /* paths written so far (owned) */
     int nwritten;
+    const char *input[4];          /* graph, schedule, devices, costs (NULL: none) */
 } plot_run;
+
+/* 1 (after the error line) when path is one of the command's input files: a plot file
+ * never overwrites what it was drawn from. */
+static int is_input(const plot_run *pr, const char *path)
+{
+    static const char *const what[4] = {"input graph", "schedule", "devices file", "costs file"};
+    for (int k = 0; k < 4; k++)
+        if (pr->input[k] && xe_cli_same_file(path, pr->input[k])) {
+            fprintf(stderr, "xengine: error: %s: is the %s; refusing to overwrite it (choose another --out-dir)\n",
+                    path, what[k]);
+            return 1;
+        }
+    return 0;
+}
 
 static char *join(const char *dir, const char *name)
 {
@@ -135,6 +150,10 @@ static int put_file(plot_run *pr, const char *name, const tbuf *b)
     if (!path) {
         fprintf(stderr, "xengine: error: %s/%s: out of memory\n", pr->dir, name);
         return XE_EXIT_INTERNAL;
+    }
+    if (is_input(pr, path)) {
+        free(path);
+        return XE_EXIT_USAGE;
     }
     if (xe_io_write_atomic(path, b->p ? b->p : "", b->len, &err) != XE_OK) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -533,6 +552,8 @@ static int plot_all(plot_run *pr, const char *prog)
         if (!from || !to) {
             fprintf(stderr, "xengine: error: plot: out of memory\n");
             code = XE_EXIT_INTERNAL;
+        } else if (is_input(pr, to)) {
+            code = XE_EXIT_USAGE;
         } else if (stat(from, &st) != 0 || st.st_size == 0) {
             fprintf(stderr, "xengine: error: %s: gnuplot wrote no image\n", to);
             code = XE_EXIT_INTERNAL;
@@ -629,7 +650,8 @@ int xe_cli_plot(int argc, char **argv)
     }
     if (!code) code = make_dir(dir);
     if (!code) {
-        plot_run pr = {.in = in, .s = &s, .res = &r, .trace = trace, .dir = dir, .fmt = fmt};
+        plot_run pr = {.in = in, .s = &s, .res = &r, .trace = trace, .dir = dir, .fmt = fmt,
+                       .input = {io.graph, path, io.devices, io.costs}};
         code = plot_all(&pr, prog);
         if (code) {
             remove_written(&pr);

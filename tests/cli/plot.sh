@@ -126,5 +126,18 @@ expect bad-format 1 "format must be png or svg" "$tmp/e4" -- "$xe" plot "$g" "$s
 expect no-out-dir 1 "need GRAPH, SCHEDULE.json and --out-dir" "$tmp/e5" -- "$xe" plot "$g" "$s"
 expect bad-schedule 2 "schedule_unknown_device.json" "$tmp/e6" -- "$xe" plot "$g" tests/data/bad/schedule_unknown_device.json --out-dir "$tmp/e6"
 
+# inputs inside --out-dir under the names of plot files: refused, inputs untouched,
+# nothing else written
+mkdir "$tmp/e7"
+cp "$s" "$tmp/e7/rs.gp"
+cp "$g" "$tmp/e7/timeline.dat"
+"$xe" plot "$tmp/e7/timeline.dat" "$tmp/e7/rs.gp" "${inst[@]}" --out-dir "$tmp/e7" >/dev/null 2>"$tmp/err"
+rc=$?
+check "inputs in --out-dir: exit code" "$rc" 1
+check "inputs in --out-dir: one line" "$(grep -c . "$tmp/err")" 1
+grep -q "is the input graph; refusing to overwrite it" "$tmp/err" && ok "inputs in --out-dir: says why" || bad "inputs in --out-dir: $(cat "$tmp/err")"
+cmp -s "$s" "$tmp/e7/rs.gp" && cmp -s "$g" "$tmp/e7/timeline.dat" && ok "inputs in --out-dir: inputs untouched" || bad "inputs in --out-dir: an input was overwritten"
+check "inputs in --out-dir: nothing else written" "$(ls -A "$tmp/e7" | wc -l)" 2
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -13,7 +13,7 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     FILE *f = fopen(path, "rb");
     if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
     json_error_t jerr;
-    json_t *root = json_loadf(f, 0, &jerr);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr); /* a repeated key is an error, not "last wins" */
     int rd_err = ferror(f);
     int rd_errno = errno;
     fclose(f);

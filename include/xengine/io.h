@@ -63,9 +63,11 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
                         xe_err *err);
 
 /* Parses a budget: "NN%" (sets *frac = NN/100, the fraction of the no-recomputation
- * peak) or a size: plain bytes "12345", or with a unit "500MB", "12GiB" (sets *bytes).
+ * peak) or a size: plain bytes "12345", or with a unit "500MB", "12GiB" (sets *bytes,
+ * rounded down to whole bytes). Numbers are decimal ("0x1000", "inf" are refused).
  * Exactly one of the two is set. XE_EPARSE when not of this form, XE_EINVAL when not
- * > 0; the message starts with `what` (a path or an option name). */
+ * > 0 (a size below 1 byte); the message starts with `what` (a path or an option name).
+ * A percentage that comes to less than 1 byte is refused when the instance is made. */
 int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac, xe_err *err);
 
 #endif

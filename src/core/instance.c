@@ -146,6 +146,13 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL, "device %s: budget above 9e18 bytes", r->name[d]);
         }
+        if (!(b >= 1) && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) {
+            in->g = NULL;
+            xe_instance_free(in);
+            return xe_err_set(err, XE_EINVAL,
+                              "device %s: budget %.6g%% of the no-recomputation peak (%lld B) is less than 1 byte",
+                              r->name[d], 100.0 * r->budget_frac[d], (long long)peak);
+        }
         in->dev[d].budget = (int64_t)b;
         for (int v = 0; v < g->n; v++)
             in->cost[(int64_t)v * r->ndev + d] = g->nodes[v].cost * r->time_unit / r->speed[d];

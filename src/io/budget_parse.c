@@ -27,6 +27,8 @@ static int parse_budget(const char *what, const char *s, int64_t *bytes, double 
     double x = strtod(s, &end);
     if (end == s || isspace((unsigned char)*s))
         goto bad;
+    for (const char *c = s; c < end; c++) /* decimal only: no "0x1000", "inf", "nan" */
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+-", *c)) goto bad;
     while (isspace((unsigned char)*end)) end++;
     if (strcmp(end, "%") == 0) {
         if (!(x > 0) || !isfinite(x))

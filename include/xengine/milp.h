@@ -17,8 +17,9 @@ typedef struct xe_milp_opts {
     int progress;      /* 1: one line on stderr at most every second while solving */
     const xe_stages *start; /* MIP start (must pass xe_stages_check), or NULL */
     int isolate;       /* 1: solve in a child process killed at time_limit + grace
-                          (max(1 s, 10%)), since CBC checks its own limit only between
-                          phases and overruns it on large models (default 0) */
+                          (10% of it, from 0.25 s to 1 s), since CBC checks its
+                          own limit only between phases and overruns it on large
+                          models (default 0) */
     /* Window solve for large-neighbourhood search (docs/lns.md): when fix is non-NULL
      * (it must pass xe_stages_check), every R, S and C of the stages outside
      * [fix_t0, fix_t1) is fixed to fix's value (and U, FREE of the stages outside

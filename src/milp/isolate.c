@@ -106,7 +106,8 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
         child(in, o, solve, fds[1]);
     }
     close(fds[1]);
-    double deadline = t0 + o->time_limit + fmax(1.0, 0.1 * o->time_limit);
+    /* grace for CBC to return after its own limit: 10% of it, between 0.25 s and 1 s */
+    double deadline = t0 + o->time_limit + fmin(1.0, fmax(0.25, 0.1 * o->time_limit));
     int late = 0, rc = XE_OK;
     wire w;
     if (read_all(fds[0], &w, sizeof w, deadline, &late) == 0) {

@@ -8,7 +8,8 @@ typedef int (*xe_milp_solve_fn)(const xe_instance *in, const xe_milp_opts *o, xe
                                 xe_err *err);
 
 /* Runs solve(in, o, ...) in a forked child and reads its result back through a pipe.
- * The child is killed (SIGKILL) at o->time_limit + max(1 s, 10%) of wall time; then res
+ * The child is killed (SIGKILL) at o->time_limit + a grace (10% of it, from 0.25 s to
+ * 1 s) of wall time; then res
  * says XE_MILP_NO_SOLUTION (or keeps nothing) with res->killed = 1 and XE_OK is
  * returned. A returned schedule is re-checked here with xe_stages_check. Errors of the
  * child come back as its status and message; XE_ESOLVER when fork or the pipe fail. */

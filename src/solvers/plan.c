@@ -191,7 +191,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (!skip_milp) {
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
-        mo.time_limit = t_lns > 0 ? fmax(1.0, o->time_limit - t_lns) : o->time_limit;
+        mo.time_limit = t_lns > 0 ? fmax(0.25, o->time_limit - t_lns) : o->time_limit;
         mo.rel_gap = o->rel_gap;
         mo.threads = o->threads;
         mo.progress = o->progress;

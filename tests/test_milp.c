@@ -168,7 +168,7 @@ static void test_isolated_solve_matches(void **state)
 }
 
 /* A 600-node training chain builds a model of ~10^6 columns, far more than the child
- * can build and solve in 0.05 s + 1 s of grace: it is killed, no schedule, no error. */
+ * can build and solve in 0.05 s + 0.25 s of grace: it is killed, no schedule, no error. */
 static void test_isolated_solve_killed(void **state)
 {
     (void)state;
@@ -191,7 +191,7 @@ static void test_isolated_solve_killed(void **state)
     assert_int_equal(r.killed, 1);
     assert_int_equal(r.status, XE_MILP_NO_SOLUTION);
     assert_null(r.sol.R);
-    assert_true(r.solve_time >= 1.0); /* it waited for the limit plus the grace */
+    assert_true(r.solve_time >= 0.3); /* it waited for the limit plus the grace (0.25 s) */
     xe_instance_free(in);
 }
 

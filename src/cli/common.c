@@ -343,6 +343,7 @@ void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r)
     }
     printf("total: %.4f s serial (compute + copies), makespan %.4f s with devices and copies overlapped\n",
            r->total_time, r->makespan);
-    printf("       %d computes (%d recomputations), %d copies, %d frees\n", r->computes, r->recomputes,
-           r->copies, r->frees);
+    printf("       %d compute%s (%d recomputation%s), %d cop%s, %d free%s\n", r->computes, r->computes == 1 ? "" : "s",
+           r->recomputes, r->recomputes == 1 ? "" : "s", r->copies, r->copies == 1 ? "y" : "ies", r->frees,
+           r->frees == 1 ? "" : "s");
 }

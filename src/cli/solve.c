@@ -170,6 +170,12 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     int rc = xe_baseline_run(in, name, &sched, &cost, &err);
     double t = xe_now() - t0;
     if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
+    if (rc == XE_EUNSUPPORTED) { /* e.g. revolve or chain-dp on a graph that is not a chain */
+        fprintf(stderr, "xengine: error: %s: --method %s does not apply to this graph (docs/baselines.md): %s\n",
+                graph, name, err.msg);
+        xe_schedule_clear(&sched);
+        return XE_EXIT_USAGE;
+    }
     if (rc) {
         fprintf(stderr, "xengine: error: %s: %s: %s\n", graph, name, err.msg);
         xe_schedule_clear(&sched);
@@ -290,20 +296,20 @@ int xe_cli_solve(int argc, char **argv)
             json = 1;
         } else if (!strcmp(a, "--method")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine solve: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return usage_exit(json, io.graph, out);
             }
             method = argv[++i];
             if (strcmp(method, "auto") && strcmp(method, "milp") && strcmp(method, "lns") &&
                 strcmp(method, "heuristic") && !xe_cli_is_baseline(method)) {
-                fprintf(stderr, "xengine solve: --method: unknown method '%s' (try --help)\n", method);
+                fprintf(stderr, "xengine: error: --method: unknown method '%s' (try --help)\n", method);
                 return usage_exit(json, io.graph, out);
             }
             if (!strcmp(method, "heuristic")) heur_only = 1;
         } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--gap") || !strcmp(a, "--threads") ||
                    !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "xengine solve: %s needs a value\n", a);
+                fprintf(stderr, "xengine: error: %s needs a value\n", a);
                 return usage_exit(json, io.graph, out);
             }
             const char *v = argv[++i];
@@ -314,35 +320,35 @@ int xe_cli_solve(int argc, char **argv)
             }
             double x = strtod(v, &end);
             if (*end || end == v || !isfinite(x)) {
-                fprintf(stderr, "xengine solve: %s: '%s' is not a number\n", a, v);
+                fprintf(stderr, "xengine: error: %s: '%s' is not a number\n", a, v);
                 return usage_exit(json, io.graph, out);
             }
             if (!strcmp(a, "--time-limit")) po.time_limit = x;
             else if (!strcmp(a, "--gap")) po.rel_gap = x;
             else if (x != floor(x) || x < 1 || x > 64) {
-                fprintf(stderr, "xengine solve: --threads: '%s' is not a whole number from 1 to 64\n", v);
+                fprintf(stderr, "xengine: error: --threads: '%s' is not a whole number from 1 to 64\n", v);
                 return usage_exit(json, io.graph, out);
             } else po.threads = (int)x;
         } else if (a[0] == '-') {
-            fprintf(stderr, "xengine solve: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, "xengine: error: unknown option '%s' (try --help)\n", a);
             return usage_exit(json, io.graph, out);
         } else if (!io.graph) {
             io.graph = a;
         } else {
-            fprintf(stderr, "xengine solve: unexpected argument '%s'\n", a);
+            fprintf(stderr, "xengine: error: unexpected argument '%s'\n", a);
             return usage_exit(json, io.graph, out);
         }
     }
     if (!io.graph || !out) {
-        fprintf(stderr, "xengine solve: need GRAPH and -o SCHEDULE.json (try --help)\n");
+        fprintf(stderr, "xengine: error: need GRAPH and -o SCHEDULE.json (try --help)\n");
         return usage_exit(json, io.graph, out);
     }
     if (!(po.time_limit > 0)) {
-        fprintf(stderr, "xengine solve: --time-limit: %g is not a number of seconds > 0\n", po.time_limit);
+        fprintf(stderr, "xengine: error: --time-limit: %g is not a number of seconds > 0\n", po.time_limit);
         return usage_exit(json, io.graph, out);
     }
     if (!(po.rel_gap >= 0)) {
-        fprintf(stderr, "xengine solve: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", po.rel_gap);
+        fprintf(stderr, "xengine: error: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", po.rel_gap);
         return usage_exit(json, io.graph, out);
     }
     /* progress lines: on a terminal, anywhere with --verbose, never with -q */

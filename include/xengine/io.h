@@ -56,6 +56,17 @@ int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_sched
 int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
                                 xe_err *err);
 
+/* What a schedule file states beside its events, for `simulate` to compare with what it
+ * measures: the budgets (as xe_io_read_schedule_budgets), the graph's name ("graph";
+ * "" when absent, cut at 127 bytes) and the step time of its summary ("summary" key
+ * "total_time_s", seconds; NAN when absent). Errors as xe_io_read_schedule_budgets. */
+typedef struct xe_schedule_claims {
+    int64_t budget[XE_MAX_DEV];
+    char graph[128];
+    double total_time;
+} xe_schedule_claims;
+int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err);
+
 /* Reads a schedule written by xe_io_write_schedule (or by hand) for instance in:
  * node indices must exist and match names when both are given; device names must
  * exist. Events are appended to out. */

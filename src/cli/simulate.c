@@ -1,4 +1,5 @@
 /* xengine simulate — replays any schedule file through the independent simulator. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,14 +77,21 @@ int xe_cli_simulate(int argc, char **argv)
         js.events = s.len;
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK) rc = XE_EINTERNAL;
     } else if (rc == XE_OK) {
-        int64_t stated[XE_MAX_DEV];
+        xe_schedule_claims c;
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
-        if (xe_io_read_schedule_budgets(path, in, stated, &err) == XE_OK)
+        if (xe_io_read_schedule_claims(path, in, &c, &err) == XE_OK) {
             for (int d = 0; d < in->ndev; d++)
-                if (stated[d] >= 0 && stated[d] != in->dev[d].budget)
+                if (c.budget[d] >= 0 && c.budget[d] != in->dev[d].budget)
                     printf("note: the file states a budget of %lld B for %s; it was checked against %lld B "
                            "(--devices/--budget)\n",
-                           (long long)stated[d], in->dev[d].name, (long long)in->dev[d].budget);
+                           (long long)c.budget[d], in->dev[d].name, (long long)in->dev[d].budget);
+            if (c.graph[0] && strcmp(c.graph, in->g->name))
+                printf("note: the file was written for graph '%s'; it was checked against '%s' (%s)\n", c.graph,
+                       in->g->name, io.graph);
+            if (isfinite(c.total_time) && fabs(c.total_time - r.total_time) > 1e-6 * fmax(1e-9, r.total_time))
+                printf("note: the file's summary states a step of %.9g s; the simulator measures %.9g s\n",
+                       c.total_time, r.total_time);
+        }
         xe_cli_print_summary(in, &r);
     }
     xe_schedule_clear(&s);

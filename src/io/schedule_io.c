@@ -1,5 +1,6 @@
 /* xengine io — schedules (event lists) with an optional simulator summary. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,10 +263,11 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
     return XE_OK;
 }
 
-static int read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
-                                 xe_err *err)
+static int read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err)
 {
-    for (int d = 0; d < XE_MAX_DEV; d++) budget[d] = -1;
+    for (int d = 0; d < XE_MAX_DEV; d++) c->budget[d] = -1;
+    c->graph[0] = '\0';
+    c->total_time = NAN;
     json_t *root;
     int rc = xe_json_load(path, &root, err);
     if (rc) return rc;
@@ -276,10 +278,28 @@ static int read_schedule_budgets(const char *path, const xe_instance *in, int64_
         const json_t *b = json_object_get(o, "budget");
         int64_t v;
         if (b && xe_json_as_int(b, 0, INT64_MAX, &v) == 0)
-            budget[find_dev(in, json_string_value(json_object_get(o, "name")))] = v;
+            c->budget[find_dev(in, json_string_value(json_object_get(o, "name")))] = v;
     }
+    const json_t *gname = json_object_get(root, "graph");
+    if (json_is_string(gname)) snprintf(c->graph, sizeof c->graph, "%s", json_string_value(gname));
+    const json_t *tt = json_object_get(json_object_get(root, "summary"), "total_time_s");
+    if (json_is_number(tt)) c->total_time = json_number_value(tt);
     json_decref(root);
     return rc;
+}
+
+static int read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
+                                 xe_err *err)
+{
+    xe_schedule_claims c;
+    int rc = read_schedule_claims(path, in, &c, err);
+    for (int d = 0; d < XE_MAX_DEV; d++) budget[d] = c.budget[d];
+    return rc;
+}
+
+int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err)
+{
+    return read_schedule_claims(path, in, c, err);
 }
 
 static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out,

@@ -77,6 +77,18 @@ if "$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --bu
 else
   fails=$((fails + 1)); echo "FAIL sim-states-budget"
 fi
+# a file that claims another graph and another step time: valid (the events are), and
+# simulate says what differs
+sed -e 's/"graph": "[^"]*"/"graph": "other"/' -e 's/"total_time_s": [0-9.e+-]*/"total_time_s": 1.5/' "$tmp/good.json" >"$tmp/claims.json"
+"$xe" simulate tests/data/tiny_graph.json "$tmp/claims.json" --devices gpu --budget 3000 >"$tmp/sim.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "written for graph 'other'; it was checked against 'tiny'" "$tmp/sim.out" &&
+   grep -q "summary states a step of 1.5 s; the simulator measures 0.0" "$tmp/sim.out" &&
+   ! grep -q "summary states" <("$xe" simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 3000 2>&1); then
+  passes=$((passes + 1)); echo "ok   sim-notes-claims"
+else
+  fails=$((fails + 1)); echo "FAIL sim-notes-claims: exit $rc: $(cat "$tmp/sim.out")"
+fi
 # the same schedule under a smaller budget must be rejected by the simulator
 expect sim-overflow 2 "memory on gpu would be" -- simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 2500
 # budgets the schedule file states must be byte counts (not silently ignored)

@@ -4,8 +4,8 @@ set datafile separator ","
 set terminal pngcairo size 1500,1000 font ",9"
 set output png
 # graphs with at least one schedule of a plotted method (a panel without points is an error)
-graphs = system("awk -F, 'NR>1 && $3==\"".preset."\" && $8!=\"nan\" && $5 ~ /^(heuristic|milp[+]start|lns|milp-nostart|chen-greedy|one-device)$/ {print $1}' ".csv." | sort -u | tr '\\n' ' '")
-methods = "heuristic milp+start lns milp-nostart chen-greedy one-device"
+graphs = system("awk -F, 'NR>1 && $3==\"".preset."\" && $8!=\"nan\" && $5 ~ /^(heuristic|milp[+]start|lns|auto|milp-nostart|chen-greedy|one-device)$/ {print $1}' ".csv." | sort -u | tr '\\n' ' '")
+methods = "heuristic milp+start lns auto milp-nostart chen-greedy one-device"
 ng = words(graphs)
 cols = 3
 rows = (ng + cols - 1) / cols

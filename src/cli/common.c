@@ -267,6 +267,11 @@ static int check_writable(const char *out)
         fprintf(stderr, "xengine: error: '-': output to stdout is not supported; give a file path\n");
         return XE_EXIT_USAGE;
     }
+    if (!*out) {
+        fprintf(stderr, "xengine: error: an output path is empty (-o, --csv, --plot, --out-dir or --costs-out "
+                        "was given \"\"); give a file path\n");
+        return XE_EXIT_USAGE;
+    }
     if (xe_io_check_writable(out, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         return XE_EXIT_USAGE;

@@ -58,6 +58,7 @@ expect runs-nowhere 2 "can run on no device" -- solve tests/data/tiny_graph.json
 # sizes that would overflow 64-bit sums are refused where they enter
 expect budget-overflow 1 "budget 1e30%: device gpu: budget above 9e18 bytes" -- solve tests/data/tiny_graph.json --budget 1e30% -o "$tmp/out.json"
 expect budget-rounds-to-zero 1 "budget 0.001% of the no-recomputation peak (3008 B) is less than 1 byte" -- solve tests/data/tiny_graph.json --budget 1e-3% -o "$tmp/out.json"
+expect empty-output 1 "an output path is empty" -- solve tests/data/tiny_graph.json -o ""
 expect budget-hex 1 "budget \"0x1000\" is not a size" -- solve tests/data/tiny_graph.json --budget 0x1000 -o "$tmp/out.json"
 expect budget-inf 1 "budget \"inf\" is not a size" -- solve tests/data/tiny_graph.json --budget inf -o "$tmp/out.json"
 sed 's/"mem": 1000, "param_mem": 64/"mem": 9223372036854775807, "param_mem": 64/' tests/data/tiny_graph.json > "$tmp/huge.json"

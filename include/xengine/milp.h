@@ -11,7 +11,7 @@
 #include "xengine/stages.h"
 
 typedef struct xe_milp_opts {
-    double time_limit; /* seconds of solver time, > 0 (default 60) */
+    double time_limit; /* wall seconds for building the model and solving it, > 0 (60) */
     double rel_gap;    /* stop when (incumbent - bound) / incumbent <= rel_gap (default 1e-4) */
     int threads;       /* CBC threads, >= 1 (default 1) */
     int progress;      /* 1: one line on stderr at most every second while solving */

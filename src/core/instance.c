@@ -146,7 +146,7 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL, "device %s: budget above 9e18 bytes", r->name[d]);
         }
-        if (!(b >= 1) && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) {
+        if (!(b >= 1) && peak > 0 && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) { /* 0 B suits 0-B graphs */
             in->g = NULL;
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL,

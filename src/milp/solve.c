@@ -116,6 +116,7 @@ static int to_csc(const xe_model *m, int **start, int **index, double **value)
 
 static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err)
 {
+    double t_entry = xe_now(); /* the limit covers building the model too */
     memset(res, 0, sizeof *res);
     res->objective = INFINITY;
     res->bound = -INFINITY;
@@ -222,7 +223,10 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     /* CBC 2.10's CglPreProcess::postProcess crashes on some window models (VGG16 on
      * GPU + CPU at 70%); windows are small enough without it */
     if (o->fix) Cbc_setParameter(cbc, "preprocess", "off");
-    Cbc_setMaximumSeconds(cbc, o->time_limit);
+    /* CBC's clock starts now: it gets what building the model left of the limit, so a
+     * solve in a child process (isolate) ends within its limit plus the watchdog's grace */
+    double cbc_limit = fmax(0.05, o->time_limit - (xe_now() - t_entry));
+    Cbc_setMaximumSeconds(cbc, cbc_limit);
     Cbc_setAllowableFractionGap(cbc, o->rel_gap);
     Cbc_setAllowableGap(cbc, 1e-9);
     /* log level 1 also for the callback that times improvements (time_best) */
@@ -285,7 +289,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
 
     if (o->relax) {
         if (Cbc_isProvenInfeasible(cbc) && !Cbc_isSecondsLimitReached(cbc) &&
-            !(o->time_limit > 0 && res->solve_time >= 0.95 * o->time_limit))
+            !(res->solve_time >= 0.95 * cbc_limit))
             res->status = XE_MILP_INFEASIBLE;
         else res->status = XE_MILP_NO_SOLUTION;
         if (Cbc_isProvenOptimal(cbc)) res->bound = Cbc_getObjValue(cbc) + objconst;
@@ -297,18 +301,18 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     /* CBC 2.10 stopped by its seconds limit inside preprocessing can report "proven
      * infeasible" for a feasible model (seen on VGG16 at 70% with limits of 1-3 s): an
      * infeasibility claim counts only when CBC finished before its limit. */
-    int limit_hit = Cbc_isSecondsLimitReached(cbc) || (o->time_limit > 0 && res->solve_time >= 0.95 * o->time_limit);
+    int limit_hit = Cbc_isSecondsLimitReached(cbc) || res->solve_time >= 0.95 * cbc_limit;
     if (Cbc_isProvenInfeasible(cbc) && !have && !limit_hit) {
         res->status = XE_MILP_INFEASIBLE;
         goto done;
     }
-    if ((!have || !x) && o->start && !o->fix && !Cbc_isSecondsLimitReached(cbc) && o->time_limit - res->solve_time > 0.1) {
+    if ((!have || !x) && o->start && !o->fix && !Cbc_isSecondsLimitReached(cbc) && cbc_limit - res->solve_time > 0.1) {
         /* CBC 2.10 sometimes gives up on a MIP start without searching at all (seen with
          * six or more devices: "Illegal index ... in ClpModel::getColumnName"): search
          * once more without it, in the time left. */
         xe_milp_opts again = *o;
         again.start = NULL;
-        again.time_limit = o->time_limit - res->solve_time;
+        again.time_limit = cbc_limit - res->solve_time;
         double spent = res->solve_time;
         if (cbc) Cbc_deleteModel(cbc);
         cbc = NULL;

@@ -213,9 +213,14 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) mask[g->succ[p]] = 1;
             }
             for (int i = 0; i < n; i++) acc += mask[i] ? (double)ncols[i] : 0;
-            if (acc > target) { /* too many: keep a random half of them, and so on */
-                for (int i = 0; i < n && acc > target; i++)
+            /* too many: drop a random half of them, pass after pass from a random node,
+             * until the set fits (each pass removes every member with probability 1/2) */
+            for (int pass = 0; acc > target && pass < 64; pass++) {
+                int from = (int)(splitmix(&rng) % (uint64_t)n);
+                for (int k = 0; k < n && acc > target; k++) {
+                    int i = (from + k) % n;
                     if (mask[i] && splitmix(&rng) % 2) mask[i] = 0, acc -= (double)ncols[i];
+                }
             }
             for (int i = (int)(splitmix(&rng) % (uint64_t)n), k = 0; k < n && acc < target; k++, i = (i + 1) % n)
                 if (!mask[i]) mask[i] = 1, acc += (double)ncols[i];

@@ -178,7 +178,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             best_cost = lns.objective;
             res->name = "lns";
             res->time_best = t_lns0 + lns.time_best;
-            for (int k = 0; k < lns.ntrace; k++) trace(res, t_lns0 + lns.trace_t[k], lns.trace_obj[k]);
+            for (int k = 1; k < lns.ntrace; k++) /* entry 0 is LNS's start, traced already */
+                trace(res, t_lns0 + lns.trace_t[k], lns.trace_obj[k]);
         }
         lb = llb;
         if (all) {

@@ -44,6 +44,32 @@ static uint64_t rnd(uint64_t *s)
 
 static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
 
+/* Counts of an extension of the DP (parking, delegation) against the DP without it and
+ * the event-list brute force, one budget at a time (compare_extension). */
+typedef struct ext_tally {
+    int cases, feasible, equal, cheaper;
+} ext_tally;
+
+/* One budget: where the plain DP (r0, c0) has a schedule, the extended one (rx, cx) has
+ * one too and is never costlier; it has one only where an event list exists (rb), and it
+ * is never below the event optimum cb. */
+static void compare_extension(int rx, double cx, int r0, double c0, int rb, double cb, ext_tally *t)
+{
+    assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+    t->cases++;
+    if (r0 == XE_OK) {
+        assert_int_equal(rx, XE_OK);
+        assert_true(cx <= c0 + 1e-9);
+        t->cheaper += cx < c0 - 1e-9;
+    }
+    if (rx == XE_OK) assert_int_equal(rb, XE_OK);
+    if (rb == XE_OK) {
+        t->feasible++;
+        if (rx == XE_OK) assert_true(cx >= cb - 1e-9);
+        t->equal += rx == XE_OK && close_to(cx, cb);
+    }
+}
+
 /* A graph on n nodes: path 0..L, then backward node k reads k-1 and fr[k-L-1] (-1: none).
  * mem and cost given per node (cost on every device, times (1 + d)), copies 1 s. */
 static xe_instance *make_chain(int L, int nb, const int *fr, const int64_t *mem, const double *cost, int ndev)
@@ -411,7 +437,7 @@ static void test_park_hand(void **state)
 static void test_park_vs_brute(void **state)
 {
     (void)state;
-    int cases = 0, feasible = 0, equal = 0, cheaper = 0;
+    ext_tally t = {0};
     for (uint64_t seed = 1; seed <= 120 * XE_CDP_TEST_SCALE; seed++) {
         uint64_t s = seed * 15485863;
         int L = 1 + (int)(rnd(&s) % 3);
@@ -431,27 +457,15 @@ static void test_park_vs_brute(void **state)
             xe_err err = {{0}};
             int r1 = dp_checked(one, 0, &c1), r2 = dp_checked(two, 0, &c2);
             int rb = xe_bf_event_solve(two, &cb, NULL, &err);
-            assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
-            cases++;
-            if (r1 == XE_OK) {
-                assert_int_equal(r2, XE_OK);
-                assert_true(c2 <= c1 + 1e-9);
-                cheaper += c2 < c1 - 1e-9;
-            }
-            if (r2 == XE_OK) assert_int_equal(rb, XE_OK);
-            if (rb == XE_OK) {
-                feasible++;
-                if (r2 == XE_OK) assert_true(c2 >= cb - 1e-9);
-                equal += r2 == XE_OK && close_to(c2, cb);
-            }
+            compare_extension(r2, c2, r1, c1, rb, cb, &t);
         }
         xe_instance_free(one);
         xe_instance_free(two);
     }
     print_message("parking: %d budgets, %d feasible with device 1 as storage; DP optimal on %d, cheaper than "
-                  "device 0 alone on %d\n", cases, feasible, equal, cheaper);
-    assert_true(feasible > 0 && equal > 0); /* the conditional comparisons above ran */
-    assert_true(cheaper > 0);
+                  "device 0 alone on %d\n", t.cases, t.feasible, t.equal, t.cheaper);
+    assert_true(t.feasible > 0 && t.equal > 0); /* the conditional comparisons above ran */
+    assert_true(t.cheaper > 0);
 }
 
 /* The lazy evaluation (xe_chain_dp's) against whole frontiers (the recursion evaluated
@@ -567,7 +581,7 @@ static int dp_no_delegation(const xe_instance *in, double *cost)
 static void test_delegate_vs_brute(void **state)
 {
     (void)state;
-    int cases = 0, feasible = 0, equal = 0, cheaper = 0;
+    ext_tally t = {0};
     for (uint64_t seed = 1; seed <= 60 * XE_CDP_TEST_SCALE; seed++) {
         uint64_t s = seed * 2654435761u;
         int L = 1 + (int)(rnd(&s) % 3);
@@ -587,26 +601,14 @@ static void test_delegate_vs_brute(void **state)
             xe_err err = {{0}};
             int rd = dp_checked(in, 0, &cd), r1 = dp_no_delegation(in, &c1);
             int rb = xe_bf_event_solve(in, &cb, NULL, &err);
-            assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
-            cases++;
-            if (r1 == XE_OK) {
-                assert_int_equal(rd, XE_OK);
-                assert_true(cd <= c1 + 1e-9);
-                cheaper += cd < c1 - 1e-9;
-            }
-            if (rd == XE_OK) assert_int_equal(rb, XE_OK);
-            if (rb == XE_OK) {
-                feasible++;
-                if (rd == XE_OK) assert_true(cd >= cb - 1e-9);
-                equal += rd == XE_OK && close_to(cd, cb);
-            }
+            compare_extension(rd, cd, r1, c1, rb, cb, &t);
         }
         xe_instance_free(in);
     }
     print_message("delegation: %d budgets, %d feasible on two devices; DP equal to the event optimum on %d, "
-                  "cheaper than without delegation on %d\n", cases, feasible, equal, cheaper);
-    assert_true(feasible > 0 && equal > 0); /* the conditional comparisons above ran */
-    assert_true(cheaper > 0);
+                  "cheaper than without delegation on %d\n", t.cases, t.feasible, t.equal, t.cheaper);
+    assert_true(t.feasible > 0 && t.equal > 0); /* the conditional comparisons above ran */
+    assert_true(t.cheaper > 0);
 }
 
 /* Against the MILP: Checkmate chains of up to 11 nodes (L = 0..5; larger ones, up to 23

@@ -160,18 +160,32 @@ static int chen_build(const xe_instance *in, int d, const uint8_t *ck, const cha
     return rc;
 }
 
+/* The candidates of Chen's checkpoints: *T forward nodes, ap[v] = 1 for the forward
+ * articulation points, ck zeroed (both n bytes, owned by the caller: free both). */
+static int chen_points(const xe_graph *g, int *T, uint8_t **ap, uint8_t **ck, const char *what, xe_err *err)
+{
+    int n = g->n;
+    *T = forward_count(g);
+    *ap = calloc((size_t)(n ? n : 1), 1);
+    *ck = calloc((size_t)(n ? n : 1), 1);
+    if (!*ap || !*ck) {
+        free(*ap), free(*ck);
+        *ap = *ck = NULL;
+        return xe_err_set(err, XE_ENOMEM, "%s: out of memory", what);
+    }
+    articulation(g, *T, *ap);
+    return XE_OK;
+}
+
 int xe_chen_sqrt(const xe_instance *in, int d, xe_stages *out, xe_err *err)
 {
     const xe_graph *g = in->g;
-    int n = g->n, T = forward_count(g);
-    uint8_t *ap = calloc((size_t)(n ? n : 1), 1), *ck = calloc((size_t)(n ? n : 1), 1);
-    if (!ap || !ck) {
-        free(ap);
-        free(ck);
+    int n = g->n, T;
+    uint8_t *ap, *ck;
+    if (chen_points(g, &T, &ap, &ck, "chen-sqrt", err)) {
         memset(out, 0, sizeof *out);
-        return xe_err_set(err, XE_ENOMEM, "chen-sqrt: out of memory");
+        return XE_ENOMEM;
     }
-    articulation(g, T, ap);
     int nap = 0;
     for (int v = 0; v < n; v++) nap += ap[v];
     int k = (int)floor(sqrt((double)nap));
@@ -207,15 +221,12 @@ static int greedy_set(const xe_graph *g, int T, const uint8_t *ap, int64_t seg, 
 int xe_chen_greedy(const xe_instance *in, int d, int64_t segment_bytes, xe_stages *out, xe_err *err)
 {
     const xe_graph *g = in->g;
-    int n = g->n, T = forward_count(g);
-    uint8_t *ap = calloc((size_t)(n ? n : 1), 1), *ck = calloc((size_t)(n ? n : 1), 1);
-    if (!ap || !ck) {
-        free(ap);
-        free(ck);
+    int T;
+    uint8_t *ap, *ck;
+    if (chen_points(g, &T, &ap, &ck, "chen-greedy", err)) {
         memset(out, 0, sizeof *out);
-        return xe_err_set(err, XE_ENOMEM, "chen-greedy: out of memory");
+        return XE_ENOMEM;
     }
-    articulation(g, T, ap);
     greedy_set(g, T, ap, segment_bytes, ck);
     int rc = chen_build(in, d, ck, "chen-greedy", out, err);
     free(ap);
@@ -226,15 +237,10 @@ int xe_chen_greedy(const xe_instance *in, int d, int64_t segment_bytes, xe_stage
 int xe_chen_greedy_budget(const xe_instance *in, int d, xe_stages *out, int64_t *segment_bytes, xe_err *err)
 {
     const xe_graph *g = in->g;
-    int n = g->n, T = forward_count(g);
+    int T;
+    uint8_t *ap, *ck;
     memset(out, 0, sizeof *out);
-    uint8_t *ap = calloc((size_t)(n ? n : 1), 1), *ck = calloc((size_t)(n ? n : 1), 1);
-    if (!ap || !ck) {
-        free(ap);
-        free(ck);
-        return xe_err_set(err, XE_ENOMEM, "chen-greedy: out of memory");
-    }
-    articulation(g, T, ap);
+    if (chen_points(g, &T, &ap, &ck, "chen-greedy", err)) return XE_ENOMEM;
     int64_t fwd = 0;
     for (int v = 0; v < T; v++) fwd += g->nodes[v].mem;
     double best = INFINITY;

@@ -64,18 +64,6 @@ static void help(FILE *f)
             "failing, a schedule the simulator rejects)\n");
 }
 
-/* An ONNX model, as xe_cli_load_instance decides: ".onnx", or protobuf field 1 first. */
-static int is_onnx(const char *path)
-{
-    size_t n = strlen(path);
-    if (n >= 5 && strcasecmp(path + n - 5, ".onnx") == 0) return 1;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    int c = fgetc(f);
-    fclose(f);
-    return c == 0x08;
-}
-
 /* "40%" or "40" (percent), > 0 and <= 10000; -1 when not. */
 static double parse_pct(const char *s)
 {
@@ -476,7 +464,7 @@ static int build_batch(void *vctx, int64_t b, xe_instance **out, xe_err *err)
 
 static int sweep_max_batch(const opts *o)
 {
-    if (!is_onnx(o->io.graph)) {
+    if (!xe_cli_is_onnx(o->io.graph)) {
         fprintf(stderr, "xengine: error: %s: --max-batch needs an ONNX model (a graph file has no batch "
                         "dimension to grow)\n", o->io.graph);
         return XE_EXIT_USAGE;
@@ -490,8 +478,15 @@ static int sweep_max_batch(const opts *o)
     xe_cli_inst_opts bo = o->io;
     bo.budget = NULL;
     xe_instance *in = NULL;
-    int code = xe_cli_load_instance(&bo, &in);
+    xe_net *net = NULL; /* the model as read (at --batch when given): its batch is the base */
+    xe_train_map map = {0};
+    int code = xe_cli_load_instance_net(&bo, "gpu+cpu", &net, &map, &in);
     if (code) return code;
+    int64_t base_batch = 0;
+    for (int t = 0; t < net->nt; t++)
+        if (net->t[t].role == XE_T_INPUT && net->t[t].rank > 0) base_batch = net->t[t].dim[0];
+    xe_net_free(net);
+    xe_train_map_clear(&map);
     xe_err err = {{0}};
     build_ctx ctx = {.path = o->io.graph};
     const char *dev = o->io.devices ? o->io.devices : "gpu+cpu";
@@ -503,7 +498,6 @@ static int sweep_max_batch(const opts *o)
     so.time_limit = o->time_limit;
     so.threads = o->threads;
     int64_t peak = xe_instance_norecompute_peak(in->g);
-    int64_t base_batch = 0;
     if (rc == XE_OK && o->io.budget) {
         int64_t bytes = 0;
         double frac = 0;
@@ -514,15 +508,6 @@ static int sweep_max_batch(const opts *o)
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_instance_free(in);
         return xe_cli_exit_code(rc);
-    }
-    {
-        xe_net *net = NULL;
-        if (xe_onnx_read(o->io.graph, 0, &net, &err) == XE_OK) {
-            for (int t = 0; t < net->nt; t++)
-                if (net->t[t].role == XE_T_INPUT && net->t[t].rank > 0) base_batch = net->t[t].dim[0];
-        }
-        xe_net_free(net);
-        if (o->io.batch) base_batch = atoll(o->io.batch);
     }
     for (int d = 0; d < in->ndev; d++) {
         ctx.r.budget_bytes[d] = in->dev[d].budget;

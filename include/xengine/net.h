@@ -167,6 +167,18 @@ int xe_op_is_view(xe_op_kind k);
 /* The tensor a view chain ends at: follows producer views back from tensor i. */
 int xe_net_resolve_view(const xe_net *net, int i);
 
+/* The op producing the activation that tensor i is, views folded (xe_net_resolve_view);
+ * -1 for inputs, labels and parameters. */
+int xe_net_act_producer(const xe_net *net, int i);
+
+/* What the backward of an op kind reads besides its output gradient
+ * (docs/training-graph.md): XE_BWD_READS_X its activation input 0, XE_BWD_READS_Y its
+ * own forward output, XE_BWD_READS_ALL every activation input (Gemm, MatMul); 0 for
+ * AveragePool, GlobalAveragePool, Add, Concat. One table for the training graph's edges
+ * (src/net/train.c) and the executor's residency checks (src/exec/rt.c). */
+enum { XE_BWD_READS_X = 1, XE_BWD_READS_Y = 2, XE_BWD_READS_ALL = 4 };
+int xe_op_bwd_reads(xe_op_kind k);
+
 /* ---- training and inference graphs -------------------------------------------------- */
 
 typedef enum { XE_TN_FORWARD = 0, XE_TN_LOSS = 1, XE_TN_BACKWARD = 2 } xe_train_role;

@@ -14,17 +14,11 @@ static double bytes_of(const xe_net *net, int i)
     return (double)xe_tensor_bytes(&net->t[i]);
 }
 
-/* Whether tensor i is an activation some op produced (views folded). */
-static int is_act(const xe_net *net, int i)
-{
-    int r = xe_net_resolve_view(net, i);
-    return r >= 0 && net->t[r].producer >= 0;
-}
 
 /* Whether input i of an op gets a gradient: an activation or a trained parameter. */
 static int wants_grad(const xe_net *net, int i)
 {
-    return is_act(net, i) || net->t[i].role == XE_T_PARAM;
+    return xe_net_act_producer(net, i) >= 0 || net->t[i].role == XE_T_PARAM;
 }
 
 /* Length of the dot product behind every output element of a convolution: Cin/g x
@@ -89,7 +83,7 @@ static double bwd_flops(const xe_net *net, int k)
     case XE_OP_CONV_TRANSPOSE: {
         double f = fwd_flops(net, k, 1) - (op->nin >= 3 ? y : 0); /* one convolution */
         /* data gradient (X an activation) and weight gradient (W trained) */
-        return f * (is_act(net, op->in[0]) + wants_grad(net, op->in[1])) + (bias ? y : 0);
+        return f * ((xe_net_act_producer(net, op->in[0]) >= 0) + wants_grad(net, op->in[1])) + (bias ? y : 0);
     }
     case XE_OP_GEMM:
     case XE_OP_MATMUL: {
@@ -106,7 +100,7 @@ static double bwd_flops(const xe_net *net, int k)
     case XE_OP_CONCAT: return 0;
     case XE_OP_ADD: {
         int n = 0;
-        for (int a = 0; a < op->nin; a++) n += is_act(net, op->in[a]);
+        for (int a = 0; a < op->nin; a++) n += xe_net_act_producer(net, op->in[a]) >= 0;
         return y * n;
     }
     default: return y; /* Relu, LeakyRelu, Clip, Dropout: one multiply or select each */

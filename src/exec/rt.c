@@ -19,37 +19,6 @@ double xe_median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* The op producing the activation that tensor i is (views folded), or -1 for inputs,
- * labels and parameters. */
-static int act_producer(const xe_net *net, int i)
-{
-    int r = xe_net_resolve_view(net, i);
-    return r >= 0 && net->t[r].role == XE_T_ACT ? net->t[r].producer : -1;
-}
-
-/* What op kind's backward reads (docs/training-graph.md): X = input 0, Y = its forward
- * output, ALL = every activation input. */
-enum { RD_X = 1, RD_Y = 2, RD_ALL = 4 };
-static int bwd_reads(xe_op_kind k)
-{
-    switch (k) {
-    case XE_OP_CONV:
-    case XE_OP_CONV_TRANSPOSE:
-    case XE_OP_LEAKY_RELU:
-    case XE_OP_CLIP: return RD_X;
-    case XE_OP_GEMM:
-    case XE_OP_MATMUL: return RD_ALL;
-    case XE_OP_RELU:
-    case XE_OP_DROPOUT:
-    case XE_OP_SOFTMAX: return RD_Y;
-    case XE_OP_MAXPOOL:
-    case XE_OP_LRN:
-    case XE_OP_BATCHNORM:
-    case XE_OP_INSTANCENORM: return RD_X | RD_Y;
-    default: return 0;
-    }
-}
-
 static int build_layout(xe_rt *rt, xe_err *err)
 {
     const xe_net *net = rt->net;
@@ -69,7 +38,7 @@ static int build_layout(xe_rt *rt, xe_err *err)
         for (int j = 0; j < XE_OP_MAX_IN; j++) {
             int64_t *o = &rt->din_off[k * XE_OP_MAX_IN + j];
             *o = -1;
-            if (j < op->nin && act_producer(net, op->in[j]) >= 0) {
+            if (j < op->nin && xe_net_act_producer(net, op->in[j]) >= 0) {
                 *o = off;
                 off += xe_tensor_numel(&net->t[op->in[j]]);
             }
@@ -100,7 +69,7 @@ static int build_layout(xe_rt *rt, xe_err *err)
                 int src = cop->kind == XE_OP_LOSS ? map->loss_node : map->bwd_node[c];
                 if (src < 0) continue;
                 for (int j = 0; j < cop->nin; j++) {
-                    if (act_producer(net, cop->in[j]) != k) continue;
+                    if (xe_net_act_producer(net, cop->in[j]) != k) continue;
                     if (cop->kind == XE_OP_LOSS && j != 0) continue;
                     if (pass == 1) {
                         rt->src_node[cnt] = src;
@@ -212,7 +181,7 @@ static const float *input(xe_rt *rt, int node, int k, int j, int d, int *rc, xe_
 {
     const xe_net *net = rt->net;
     int t = net->op[k].in[j];
-    int p = act_producer(net, t);
+    int p = xe_net_act_producer(net, t);
     if (p >= 0) return need(rt, node, rt->map->fwd_node[p], d, "input", rc, err);
     int r = xe_net_resolve_view(net, t);
     if (!rt->data->val[r])
@@ -278,13 +247,13 @@ int xe_rt_compute(xe_rt *rt, int v, int d, double *secs, xe_err *err)
             if (!(a.in[j] = input(rt, v, k, j, d, &rc, err))) return rc ? rc : XE_EINTERNAL;
         }
     } else {
-        int reads = bwd_reads(op->kind);
+        int reads = xe_op_bwd_reads(op->kind);
         for (int j = 0; j < op->nin; j++) {
-            int act = act_producer(net, op->in[j]) >= 0;
-            int want = !act || (reads & RD_ALL) || (j == 0 && (reads & RD_X));
+            int act = xe_net_act_producer(net, op->in[j]) >= 0;
+            int want = !act || (reads & XE_BWD_READS_ALL) || (j == 0 && (reads & XE_BWD_READS_X));
             if (want && !(a.in[j] = input(rt, v, k, j, d, &rc, err))) return rc ? rc : XE_EINTERNAL;
         }
-        if (reads & RD_Y) {
+        if (reads & XE_BWD_READS_Y) {
             int f = map->fwd_node[k];
             if (!(a.out = (float *)need(rt, v, f, d, "forward output", &rc, err))) return rc;
             a.out_bytes = rt->g->nodes[f].mem;

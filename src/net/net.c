@@ -248,6 +248,32 @@ int xe_op_is_view(xe_op_kind k)
     return k == XE_OP_FLATTEN || k == XE_OP_RESHAPE;
 }
 
+int xe_net_act_producer(const xe_net *net, int i)
+{
+    int r = xe_net_resolve_view(net, i);
+    return r >= 0 && net->t[r].role == XE_T_ACT ? net->t[r].producer : -1;
+}
+
+int xe_op_bwd_reads(xe_op_kind k)
+{
+    switch (k) {
+    case XE_OP_CONV:
+    case XE_OP_CONV_TRANSPOSE:
+    case XE_OP_LEAKY_RELU:
+    case XE_OP_CLIP: return XE_BWD_READS_X;
+    case XE_OP_GEMM:
+    case XE_OP_MATMUL: return XE_BWD_READS_ALL;
+    case XE_OP_RELU:
+    case XE_OP_DROPOUT:
+    case XE_OP_SOFTMAX: return XE_BWD_READS_Y;
+    case XE_OP_MAXPOOL:
+    case XE_OP_LRN:
+    case XE_OP_BATCHNORM:
+    case XE_OP_INSTANCENORM: return XE_BWD_READS_X | XE_BWD_READS_Y;
+    default: return 0;
+    }
+}
+
 int xe_net_resolve_view(const xe_net *net, int i)
 {
     /* Each step moves to a tensor produced by an earlier op (topological order), so the

@@ -18,13 +18,6 @@ void xe_train_map_clear(xe_train_map *map)
     map->loss_node = -1;
 }
 
-/* The op producing tensor i once views are folded, or -1 (input, label, parameter). */
-static int act_producer(const xe_net *net, int i)
-{
-    int r = xe_net_resolve_view(net, i);
-    return r >= 0 ? net->t[r].producer : -1;
-}
-
 /* Bytes of op k's forward node: its output, plus the saved mean and inverse std of
  * BatchNorm / InstanceNorm (2 x C float32) and Dropout's mask (1 byte per element) in
  * training. */
@@ -57,7 +50,7 @@ static int64_t bwd_mem(const xe_net *net, int k)
     const xe_op *op = &net->op[k];
     int64_t b = 0;
     for (int j = 0; j < op->nin; j++)
-        if (act_producer(net, op->in[j]) >= 0) b += xe_tensor_bytes(&net->t[op->in[j]]);
+        if (xe_net_act_producer(net, op->in[j]) >= 0) b += xe_tensor_bytes(&net->t[op->in[j]]);
     return b;
 }
 
@@ -158,7 +151,7 @@ static int fwd_edges(const xe_net *net, xe_graph *g, const xe_train_map *map, in
 {
     const xe_op *op = &net->op[k];
     for (int j = 0; j < op->nin; j++) {
-        int p = act_producer(net, op->in[j]);
+        int p = xe_net_act_producer(net, op->in[j]);
         if (p >= 0 && map->fwd_node[p] >= 0) {
             int rc = xe_graph_add_edge(g, map->fwd_node[p], map->fwd_node[k], err);
             if (rc) return rc;
@@ -203,31 +196,6 @@ static int build_forward(const xe_net *net, xe_graph *g, xe_train_map *map, int 
     return XE_OK;
 }
 
-/* Which forward nodes the backward node of op k reads (docs/training-graph.md): its
- * activation input X (1), its own output (2), or both (3); Gemm / MatMul read every
- * activation input (4). */
-enum { READ_X = 1, READ_Y = 2, READ_ALL_ACT = 4 };
-
-static int bwd_reads(xe_op_kind k)
-{
-    switch (k) {
-    case XE_OP_CONV:
-    case XE_OP_CONV_TRANSPOSE:
-    case XE_OP_LEAKY_RELU:
-    case XE_OP_CLIP: return READ_X;
-    case XE_OP_GEMM:
-    case XE_OP_MATMUL: return READ_ALL_ACT;
-    case XE_OP_RELU:
-    case XE_OP_DROPOUT:
-    case XE_OP_SOFTMAX: return READ_Y;
-    case XE_OP_MAXPOOL:
-    case XE_OP_LRN:
-    case XE_OP_BATCHNORM:
-    case XE_OP_INSTANCENORM: return READ_X | READ_Y;
-    default: return 0; /* AveragePool, GlobalAveragePool, Add, Concat */
-    }
-}
-
 int xe_net_training_graph(xe_net *net, xe_graph **gout, xe_train_map *map, xe_err *err)
 {
     *gout = NULL;
@@ -251,9 +219,9 @@ int xe_net_training_graph(xe_net *net, xe_graph **gout, xe_train_map *map, xe_er
             const xe_op *op = &net->op[j];
             if (xe_op_is_view(op->kind)) continue;
             for (int a = 0; a < op->nin; a++) {
-                int p = act_producer(net, op->in[a]);
+                int p = xe_net_act_producer(net, op->in[a]);
                 int dup = 0; /* j reading p's output twice is one consumer */
-                for (int b = 0; b < a && !dup; b++) dup = act_producer(net, op->in[b]) == p;
+                for (int b = 0; b < a && !dup; b++) dup = xe_net_act_producer(net, op->in[b]) == p;
                 if (p < 0 || dup) continue;
                 if (pass == 0) coff[p + 1]++;
                 else cons[fill[p]++] = j;
@@ -309,13 +277,13 @@ int xe_net_training_graph(xe_net *net, xe_graph **gout, xe_train_map *map, xe_er
             if (src >= 0 && (rc = xe_graph_add_edge(g, src, v, err))) goto fail;
         }
         /* the forward tensors the gradient needs */
-        int reads = bwd_reads(op->kind);
-        if (reads & READ_Y) {
+        int reads = xe_op_bwd_reads(op->kind);
+        if (reads & XE_BWD_READS_Y) {
             if ((rc = xe_graph_add_edge(g, map->fwd_node[k], v, err))) goto fail;
         }
-        int nx = (reads & READ_ALL_ACT) ? op->nin : (reads & READ_X) ? 1 : 0;
+        int nx = (reads & XE_BWD_READS_ALL) ? op->nin : (reads & XE_BWD_READS_X) ? 1 : 0;
         for (int a = 0; a < nx; a++) {
-            int p = act_producer(net, op->in[a]);
+            int p = xe_net_act_producer(net, op->in[a]);
             if (p >= 0 && (rc = xe_graph_add_edge(g, map->fwd_node[p], v, err))) goto fail;
         }
     }

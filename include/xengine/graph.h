@@ -71,6 +71,12 @@ static inline int xe_graph_nsucc(const xe_graph *g, int v) { return g->succ_off[
 /* Largest index of a user of v, or -1 when v has no user. */
 int xe_graph_last_use(const xe_graph *g, int v);
 
+/* reach[i] = the largest index of a descendant of i (-1 without users), for every node
+ * of a finalized graph: i is live in the stages i..reach[i] of a stage schedule
+ * (docs/formulation.md, "Size and presolve"). Returns a malloc'd array of n ints the
+ * caller frees, or NULL when out of memory. O(n + m). */
+int *xe_graph_reach(const xe_graph *g);
+
 /* Bytes node v needs resident on the device that computes it: mem[v] plus the mem of
  * each input (PROBLEM.md: while v runs, its inputs and its output count together). */
 int64_t xe_graph_footprint(const xe_graph *g, int v);

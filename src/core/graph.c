@@ -215,3 +215,19 @@ int64_t xe_graph_total_mem(const xe_graph *g)
     for (int v = 0; v < g->n; v++) s += g->nodes[v].mem;
     return s;
 }
+
+int *xe_graph_reach(const xe_graph *g)
+{
+    int *reach = malloc((size_t)(g->n ? g->n : 1) * sizeof *reach);
+    if (!reach) return NULL;
+    for (int i = g->n - 1; i >= 0; i--) {
+        int r = -1;
+        for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
+            int j = g->succ[p];
+            if (j > r) r = j;
+            if (reach[j] > r) r = reach[j];
+        }
+        reach[i] = r;
+    }
+    return reach;
+}

@@ -114,23 +114,6 @@ void xe_model_clear(xe_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* reach[i] = largest index of a descendant of i, -1 without users. */
-static int *compute_reach(const xe_graph *g)
-{
-    int *reach = malloc((size_t)(g->n ? g->n : 1) * sizeof *reach);
-    if (!reach) return NULL;
-    for (int i = g->n - 1; i >= 0; i--) {
-        int r = -1;
-        for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
-            int j = g->succ[p];
-            if (j > r) r = j;
-            if (reach[j] > r) r = reach[j];
-        }
-        reach[i] = r;
-    }
-    return reach;
-}
-
 static double mem_scale(const xe_instance *in)
 {
     int64_t big = 0;
@@ -187,7 +170,7 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
     size_t n3 = (size_t)(n ? n : 1) * n * D;
     int capfv = 0;
     int *urow = NULL;
-    int *reach = compute_reach(g);
+    int *reach = xe_graph_reach(g);
     m->iR = malloc(n3 * sizeof *m->iR);
     m->iS = malloc(n3 * sizeof *m->iS);
     m->iU = malloc(n3 * sizeof *m->iU);

@@ -34,25 +34,6 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* reach[i] = largest index of a descendant of i (-1 without users): i is live in the
- * stages i..reach[i] (docs/formulation.md, "Size and presolve"). */
-static int *node_reach(const xe_graph *g)
-{
-    int n = g->n;
-    int *reach = malloc((size_t)(n ? n : 1) * sizeof *reach);
-    if (!reach) return NULL;
-    for (int i = n - 1; i >= 0; i--) {
-        int r = -1;
-        for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
-            int j = g->succ[p];
-            if (j > r) r = j;
-            if (reach[j] > r) r = reach[j];
-        }
-        reach[i] = r;
-    }
-    return reach;
-}
-
 /* 1 when the schedule recomputes or copies i somewhere (where a better plan may gain). */
 static int extra_work(const xe_stages *st, int i)
 {
@@ -123,16 +104,18 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     if (n == 0) return XE_OK;
     const xe_graph *g = in->g;
     int D = in->ndev;
-    int *reach = node_reach(g);
+    int *reach = xe_graph_reach(g);
     int64_t *sz = calloc((size_t)n, sizeof *sz);      /* binary columns of stage t */
     int64_t *ncols = calloc((size_t)n, sizeof *ncols); /* binary columns of node i */
     uint8_t *mask = calloc((size_t)n, 1);
+    uint8_t *extra = calloc((size_t)n, 1); /* extra_work of each node in the incumbent */
     int *queue = malloc((size_t)n * sizeof *queue);
-    if (!reach || !sz || !ncols || !mask || !queue) {
-        free(reach), free(sz), free(ncols), free(mask), free(queue);
+    if (!reach || !sz || !ncols || !mask || !extra || !queue) {
+        free(reach), free(sz), free(ncols), free(mask), free(extra), free(queue);
         xe_lns_result_clear(res);
         return xe_err_set(err, XE_ENOMEM, "LNS: out of memory");
     }
+    for (int i = 0; i < n; i++) extra[i] = (uint8_t)extra_work(&res->sol, i);
     int per = 2 * D + D * (D - 1);
     int64_t total = 0;
     for (int t = 0; t < n; t++)
@@ -169,8 +152,6 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             res->stop = "bound reached";
             break;
         }
-        /* alternate: a window of consecutive stages, then a connected set of nodes free in
-         * every stage (a tensor's whole life: where it is kept, copied, recomputed) */
         /* rotate: a window of consecutive stages; a connected set of nodes free in every
          * stage (a tensor's whole life: where it is kept, copied, recomputed); every node
          * the incumbent pays extra for, with its inputs and users, plus a run of
@@ -189,7 +170,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             if (splitmix(&rng) % 2) { /* half of the time: a node the incumbent pays extra for */
                 int cnt = 0;
                 for (int i = 0; i < n; i++)
-                    if (extra_work(&res->sol, i) && splitmix(&rng) % (uint64_t)(++cnt) == 0) seed = i;
+                    if (extra[i] && splitmix(&rng) % (uint64_t)(++cnt) == 0) seed = i;
             }
             double acc = 0;
             mask[seed] = 1;
@@ -207,7 +188,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             memset(mask, 0, (size_t)n);
             double acc = 0;
             for (int i = 0; i < n; i++) {
-                if (!extra_work(&res->sol, i)) continue;
+                if (!extra[i]) continue;
                 mask[i] = 1;
                 for (int p = g->pred_off[i]; p < g->pred_off[i + 1]; p++) mask[g->pred[p]] = 1;
                 for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) mask[g->succ[p]] = 1;
@@ -257,6 +238,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             if (sim_ok(in, &mr.sol, &e2) == XE_OK) {
                 xe_stages_clear(&res->sol);
                 res->sol = mr.sol;
+                for (int i = 0; i < n; i++) extra[i] = (uint8_t)extra_work(&res->sol, i);
                 memset(&mr.sol, 0, sizeof mr.sol);
                 res->objective = mr.objective;
                 res->time_best = xe_now() - t0;
@@ -316,7 +298,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             if (pos >= n) pos = 0;
         }
     }
-    free(reach), free(ncols), free(mask), free(queue);
+    free(reach), free(ncols), free(mask), free(extra), free(queue);
     if (rc) {
         free(sz);
         xe_lns_result_clear(res);
@@ -337,7 +319,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
 int64_t xe_milp_binary_estimate(const xe_instance *in)
 {
     int n = in->g->n, D = in->ndev;
-    int *reach = node_reach(in->g);
+    int *reach = xe_graph_reach(in->g);
     if (!reach) return -1;
     int64_t total = 0;
     for (int i = 0; i < n; i++) {

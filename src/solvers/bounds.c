@@ -179,29 +179,29 @@ double xe_bound_eviction(const xe_instance *in)
     }
     /* O(D n^2 log n): 0.34 s at 5,000 nodes, 5.8 s at 20,000; above XE_EVICTION_MAX_NODES
      * only the sum of cheapest costs is returned (still a valid bound) */
-    for (int d = 0; d < D && n <= XE_EVICTION_MAX_NODES; d++) {
-        for (int t = 0; t < n; t++) {
-            /* S_t = {t} + inputs of t + every u < t read after stage t */
-            int64_t need = 0;
+    for (int t = 0; t < n && n <= XE_EVICTION_MAX_NODES; t++) {
+        /* S_t = {t} + inputs of t + every u < t read after stage t (the same on every device) */
+        int64_t need = 0;
+        memset(in_set, 0, (size_t)n);
+        for (int u = 0; u < t; u++)
+            if (last[u] > t) in_set[u] = 1;
+        for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++) in_set[g->pred[p]] = 2;
+        in_set[t] = 3;
+        for (int u = 0; u <= t; u++)
+            if (in_set[u]) need += g->nodes[u].mem;
+        for (int d = 0; d < D; d++) {
+            double excess = (double)(need - in->dev[d].budget);
+            if (excess <= 0) continue;
+            /* what each u pays when absent from d at t's step (absent_delta); t itself,
+             * which is computed there for the first time, is handled below */
             int k = 0;
-            memset(in_set, 0, (size_t)n);
-            for (int u = 0; u < t; u++)
-                if (last[u] > t) in_set[u] = 1;
-            for (int p = g->pred_off[t]; p < g->pred_off[t + 1]; p++) in_set[g->pred[p]] = 2;
-            in_set[t] = 3;
-            for (int u = 0; u <= t; u++) {
+            for (int u = 0; u < t; u++) {
                 if (!in_set[u]) continue;
-                need += g->nodes[u].mem;
-                /* what u pays when absent from d at t's step (absent_delta); t itself, which
-                 * is computed there for the first time, is handled below */
-                if (in_set[u] == 3) continue;
                 double delta = absent_delta(in, cmin, u, t, d, in_set[u] == 2, last[u] > t);
                 if (g->nodes[u].mem > 0 && isfinite(delta))
                     items[k++] = (evict_item){fmax(delta, 0) / (double)g->nodes[u].mem, (double)g->nodes[u].mem,
                                               fmax(delta, 0), in_set[u]};
             }
-            double excess = (double)(need - in->dev[d].budget);
-            if (excess <= 0) continue;
             /* Either t runs on d at this step, and then t and its inputs are resident there,
              * or it runs elsewhere (t absent, paying its item in full) and its inputs may be
              * absent too. The cheapest fractional cover of the excess (LP of this one row)

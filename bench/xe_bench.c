@@ -184,8 +184,8 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
             int rc = xe_baseline_run(in, bl[k], &bs, &bc, &err);
             double tt = xe_now() - t0;
             xe_schedule_clear(&bs);
-            const char *st = rc == XE_OK ? "valid" : rc == XE_EUNSUPPORTED ? "not applicable" : rc == XE_EINFEASIBLE ? "none found" : "error";
             if (rc == XE_EUNSUPPORTED) continue; /* e.g. revolve on a non-chain: no row */
+            const char *st = rc == XE_OK ? "valid" : rc == XE_EINFEASIBLE ? "none found" : "error";
             rows[nr++] = (row){bl[k], st, rc == XE_OK ? bc : INFINITY, NAN, tt, tt, tt, NAN};
         }
 #endif

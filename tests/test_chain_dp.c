@@ -619,8 +619,7 @@ static void test_delegate_vs_brute(void **state)
 static void test_vs_milp(void **state)
 {
     (void)state;
-    int cases = 0, below = 0, opt = 0, infeasible = 0, unknown = 0;
-    double gain = 0;
+    int cases = 0, opt = 0, infeasible = 0, unknown = 0;
     for (int L = 0; L <= 5; L++) {
         xe_instance *in = checkmate_chain(1000 + (uint64_t)L, L, 1);
         int64_t lo = xe_instance_min_footprint(in->g), hi = xe_instance_norecompute_peak(in->g);
@@ -643,10 +642,6 @@ static void test_vs_milp(void **state)
                 assert_true(cd <= r.objective + 1e-6 * fmax(1, r.objective));
                 if (r.status == XE_MILP_OPTIMAL) {
                     opt++;
-                    if (cd < r.objective - 1e-6 * fmax(1, r.objective)) {
-                        below++;
-                        gain = fmax(gain, (r.objective - cd) / r.objective);
-                    }
                     assert_true(fabs(cd - r.objective) <= 1e-6 * fmax(1, r.objective));
                 }
             } else if (r.status == XE_MILP_INFEASIBLE) {
@@ -662,9 +657,9 @@ static void test_vs_milp(void **state)
         }
         xe_instance_free(in);
     }
-    print_message("chain dp vs milp: %d cases, %d proven optimal by the MILP, %d proven infeasible, %d unknown "
-                  "(time limit); DP cheaper on %d (up to %.1f%%)\n",
-                  cases, opt, infeasible, unknown, below, 100 * gain);
+    print_message("chain dp vs milp: %d cases, %d proven optimal by the MILP (the DP equal on all), %d proven "
+                  "infeasible, %d unknown (time limit)\n",
+                  cases, opt, infeasible, unknown);
     assert_true(opt >= cases / 2); /* the comparison is not vacuous */
 }
 
@@ -681,7 +676,7 @@ static void test_vs_milp(void **state)
 static void test_vs_milp_two(void **state)
 {
     (void)state;
-    int cases = 0, dp_le = 0, milp_le = 0, solved = 0;
+    int cases = 0, solved = 0;
     for (int k = 0; k < 6; k++) {
         int L = 1 + k % 2;
         double f = k < 2 ? 0.5 : k < 4 ? 2.0 : 1.0, cp = k < 4 ? 0.5 : 0.1;
@@ -729,8 +724,6 @@ static void test_vs_milp_two(void **state)
             if (r.status == XE_MILP_OPTIMAL) {
                 solved++;
                 assert_true(r.objective >= cb - 1e-6 * fmax(1, cb));
-                dp_le += rbest == XE_OK && cbest <= r.objective + 1e-6 * fmax(1, r.objective);
-                milp_le += rbest != XE_OK || r.objective <= cbest + 1e-6 * fmax(1, cbest);
                 /* the issue's target on these chains: the DP (best main device) equals the
                  * MILP optimum (not a theorem for two devices: different classes) */
                 assert_int_equal(rbest, XE_OK);
@@ -745,9 +738,9 @@ static void test_vs_milp_two(void **state)
         }
         xe_instance_free(in);
     }
-    print_message("two devices vs milp: %d cases, %d solved to optimality; best-main-device DP <= MILP on %d, "
-                  "MILP <= DP on %d\n",
-                  cases, solved, dp_le, milp_le);
+    print_message("two devices vs milp: %d cases, %d solved to optimality (the best-main-device DP equal on "
+                  "all)\n",
+                  cases, solved);
     assert_true(solved > 0);
 }
 

@@ -51,21 +51,19 @@ int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err);
 int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_schedule *s,
                          const xe_sim_result *sum, const char *extra_json, xe_err *err);
 
-/* The budgets a schedule file states for the instance's devices ("devices" list, key
- * "budget"): budget[d] in bytes, or -1 where the file states none. */
-int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
-                                xe_err *err);
-
-/* What a schedule file states beside its events, for `simulate` to compare with what it
- * measures: the budgets (as xe_io_read_schedule_budgets), the graph's name ("graph";
- * "" when absent, cut at 127 bytes) and the step time of its summary ("summary" key
- * "total_time_s", seconds; NAN when absent). Errors as xe_io_read_schedule_budgets. */
+/* What a schedule file states beside its events, for `simulate` and `run` to compare
+ * with or use: the budgets of the instance's devices (budget[d] bytes, -1 where the file
+ * states none), the graph's name ("graph"; "" when absent, cut at 127 bytes) and the
+ * step time of its summary ("summary" key "total_time_s", seconds; NAN when absent). */
 typedef struct xe_schedule_claims {
     int64_t budget[XE_MAX_DEV];
     char graph[128];
     double total_time;
 } xe_schedule_claims;
-int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err);
+/* xe_io_read_schedule and the file's claims (c) from one parse; c is filled once the
+ * devices list has passed its checks. Errors as xe_io_read_schedule. */
+int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,
+                               xe_err *err);
 
 /* Reads a schedule written by xe_io_write_schedule (or by hand) for instance in:
  * node indices must exist and match names when both are given; device names must

@@ -137,12 +137,11 @@ int xe_cli_run(int argc, char **argv)
     xe_schedule_init(&ref);
     xe_exec_data data = {0}, refdata = {0};
     xe_exec_result res;
-    int64_t budget[XE_MAX_DEV];
-    int rc = xe_io_read_schedule_budgets(path, m.inst, budget, &err);
-    if (!rc) rc = xe_io_read_schedule(path, m.inst, &s, &err);
+    xe_schedule_claims claims;
+    int rc = xe_io_read_schedule_claims(path, m.inst, &s, &claims, &err);
     if (rc) goto fail;
     for (int d = 0; d < m.inst->ndev; d++)
-        if (budget[d] > 0) m.inst->dev[d].budget = budget[d];
+        if (claims.budget[d] > 0) m.inst->dev[d].budget = claims.budget[d];
     xe_exec_opts o;
     xe_exec_opts_default(&o);
     o.seed = seed;

@@ -61,7 +61,8 @@ int xe_cli_simulate(int argc, char **argv)
     xe_schedule_init(&s);
     xe_err err = {{0}};
     xe_sim_result r;
-    int rc = xe_io_read_schedule(path, in, &s, &err);
+    xe_schedule_claims c;
+    int rc = xe_io_read_schedule_claims(path, in, &s, &c, &err);
     int read_ok = rc == XE_OK;
     if (rc == XE_OK) {
         rc = xe_sim_run(in, &s, &r, &err);
@@ -77,9 +78,8 @@ int xe_cli_simulate(int argc, char **argv)
         js.events = s.len;
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK) rc = XE_EINTERNAL;
     } else if (rc == XE_OK) {
-        xe_schedule_claims c;
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
-        if (xe_io_read_schedule_claims(path, in, &c, &err) == XE_OK) {
+        {
             for (int d = 0; d < in->ndev; d++)
                 if (c.budget[d] >= 0 && c.budget[d] != in->dev[d].budget)
                     printf("note: the file states a budget of %lld B for %s; it was checked against %lld B "

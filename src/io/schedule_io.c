@@ -263,17 +263,14 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
     return XE_OK;
 }
 
-static int read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err)
+/* The claims of a parsed schedule file whose devices passed check_devices. */
+static void fill_claims(const json_t *root, const xe_instance *in, xe_schedule_claims *c)
 {
     for (int d = 0; d < XE_MAX_DEV; d++) c->budget[d] = -1;
     c->graph[0] = '\0';
     c->total_time = NAN;
-    json_t *root;
-    int rc = xe_json_load(path, &root, err);
-    if (rc) return rc;
-    rc = check_devices(path, root, in, err);
     const json_t *devs = json_object_get(root, "devices");
-    for (size_t k = 0; !rc && json_is_array(devs) && k < json_array_size(devs); k++) {
+    for (size_t k = 0; json_is_array(devs) && k < json_array_size(devs); k++) {
         const json_t *o = json_array_get(devs, k);
         const json_t *b = json_object_get(o, "budget");
         int64_t v;
@@ -284,25 +281,9 @@ static int read_schedule_claims(const char *path, const xe_instance *in, xe_sche
     if (json_is_string(gname)) snprintf(c->graph, sizeof c->graph, "%s", json_string_value(gname));
     const json_t *tt = json_object_get(json_object_get(root, "summary"), "total_time_s");
     if (json_is_number(tt)) c->total_time = json_number_value(tt);
-    json_decref(root);
-    return rc;
 }
 
-static int read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
-                                 xe_err *err)
-{
-    xe_schedule_claims c;
-    int rc = read_schedule_claims(path, in, &c, err);
-    for (int d = 0; d < XE_MAX_DEV; d++) budget[d] = c.budget[d];
-    return rc;
-}
-
-int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule_claims *c, xe_err *err)
-{
-    return read_schedule_claims(path, in, c, err);
-}
-
-static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
+static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *claims,
                          xe_err *err)
 {
     json_t *root;
@@ -316,6 +297,7 @@ static int read_schedule(const char *path, const xe_instance *in, xe_schedule *o
     if (!rc && ver && !(json_is_integer(ver) && json_integer_value(ver) == 1))
         rc = xe_err_set(err, XE_EPARSE, "%s: unsupported \"version\" (expected 1)", path);
     if (!rc) rc = check_devices(path, root, in, err);
+    if (!rc && claims) fill_claims(root, in, claims);
     const json_t *evs = json_object_get(root, "events");
     if (!rc && !json_is_array(evs)) rc = xe_err_set(err, XE_EPARSE, "%s: missing array \"events\"", path);
     if (!rc) {
@@ -340,14 +322,13 @@ static int read_schedule(const char *path, const xe_instance *in, xe_schedule *o
     return rc;
 }
 
-int xe_io_read_schedule_budgets(const char *path, const xe_instance *in, int64_t budget[XE_MAX_DEV],
-                                xe_err *err)
+int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out, xe_err *err)
 {
-    return read_schedule_budgets(path, in, budget, err);
+    return read_schedule(path, in, out, NULL, err);
 }
 
-int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *out,
-                        xe_err *err)
+int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,
+                               xe_err *err)
 {
-    return read_schedule(path, in, out, err);
+    return read_schedule(path, in, out, c, err);
 }

@@ -43,9 +43,10 @@ int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out);
 /* The same with the devices dev_default when o has no --devices ("gpu+cpu" for the
  * planners, "cpu" for run and profile); for an ONNX model with net_out and map_out
  * non-NULL, the network and the training map are handed to the caller (free them with
- * xe_net_free and xe_train_map_clear), else freed. */
+ * xe_net_free and xe_train_map_clear), else freed; with recipe_out non-NULL, the device
+ * recipe (preset or devices file) as read, before --budget is applied. */
 int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default, xe_net **net_out,
-                             xe_train_map *map_out, xe_instance **out);
+                             xe_train_map *map_out, xe_recipe *recipe_out, xe_instance **out);
 
 /* 1 when path is an ONNX model: the extension ".onnx", or a first byte 0x08 (protobuf
  * field 1, ir_version, which exporters write first). */

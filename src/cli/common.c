@@ -14,6 +14,17 @@
 #include "xengine/io.h"
 #include "xengine/onnx.h"
 
+/* --batch: a whole number from 1 to 1e9 into *b; XE_EINVAL with the message otherwise. */
+static int parse_batch(const char *v, int64_t *b, xe_err *err)
+{
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (*end || end == v || x < 1 || x > 1000000000)
+        return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", v);
+    *b = x;
+    return XE_OK;
+}
+
 int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
 {
     const char *a = argv[*i];
@@ -42,10 +53,9 @@ int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
             return -1;
         }
     } else if (slot == &o->batch) {
-        char *end;
-        long long b = strtoll(o->batch, &end, 10);
-        if (*end || end == o->batch || b < 1 || b > 1000000000) {
-            fprintf(stderr, "xengine: error: --batch: '%s' is not a whole number from 1 to 1e9\n", o->batch);
+        int64_t b;
+        if (parse_batch(o->batch, &b, &err)) {
+            fprintf(stderr, "xengine: error: %s\n", err.msg);
             return -1;
         }
     }
@@ -143,13 +153,7 @@ int xe_cli_is_onnx(const char *path)
 static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_train_map *map, xe_err *err)
 {
     int64_t batch = 0;
-    if (o->batch) {
-        char *end;
-        long long b = strtoll(o->batch, &end, 10);
-        if (*end || end == o->batch || b < 1 || b > 1000000000) /* xe_cli_inst_arg refuses these first */
-            return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", o->batch);
-        batch = b;
-    }
+    if (o->batch && parse_batch(o->batch, &batch, err)) return XE_EINVAL; /* xe_cli_inst_arg refuses it first */
     int rc = xe_onnx_read(o->graph, batch, net, err);
     if (rc) return rc;
     rc = o->inference ? xe_net_inference_graph(*net, g, map, err) : xe_net_training_graph(*net, g, map, err);
@@ -163,11 +167,11 @@ static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_tr
 
 int xe_cli_load_instance(const xe_cli_inst_opts *o, xe_instance **out)
 {
-    return xe_cli_load_instance_net(o, "gpu+cpu", NULL, NULL, out);
+    return xe_cli_load_instance_net(o, "gpu+cpu", NULL, NULL, NULL, out);
 }
 
 int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default, xe_net **net_out,
-                             xe_train_map *map_out, xe_instance **out)
+                             xe_train_map *map_out, xe_recipe *recipe_out, xe_instance **out)
 {
     xe_err err = {{0}};
     xe_graph *g = NULL;
@@ -192,6 +196,7 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
         rc = xe_io_read_devices(dev, &r, &err);
     }
     if (rc) goto fail;
+    if (recipe_out) *recipe_out = r; /* the devices as given, before --budget */
     if (o->budget) {
         int64_t bytes = 0;
         double frac = 0;

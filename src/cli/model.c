@@ -39,7 +39,7 @@ int xe_cli_model_load(const xe_cli_inst_opts *o, const char *threads, xe_cli_mod
         fprintf(stderr, "xengine: error: %s: --inference: the executor runs training steps only\n", o->graph);
         return XE_EXIT_USAGE;
     }
-    int code = xe_cli_load_instance_net(o, "cpu", &m->net, &m->map, &m->inst);
+    int code = xe_cli_load_instance_net(o, "cpu", &m->net, &m->map, NULL, &m->inst);
     if (code) return code;
     for (int d = 0; d < m->inst->ndev; d++) {
         const char *name = m->inst->dev[d].name, *e = name + strlen(name);

@@ -480,7 +480,8 @@ static int sweep_max_batch(const opts *o)
     xe_instance *in = NULL;
     xe_net *net = NULL; /* the model as read (at --batch when given): its batch is the base */
     xe_train_map map = {0};
-    int code = xe_cli_load_instance_net(&bo, "gpu+cpu", &net, &map, &in);
+    build_ctx ctx = {.path = o->io.graph};
+    int code = xe_cli_load_instance_net(&bo, "gpu+cpu", &net, &map, &ctx.r, &in);
     if (code) return code;
     int64_t base_batch = 0;
     for (int t = 0; t < net->nt; t++)
@@ -488,11 +489,7 @@ static int sweep_max_batch(const opts *o)
     xe_net_free(net);
     xe_train_map_clear(&map);
     xe_err err = {{0}};
-    build_ctx ctx = {.path = o->io.graph};
-    const char *dev = o->io.devices ? o->io.devices : "gpu+cpu";
-    int rc = (!strcmp(dev, "gpu") || !strcmp(dev, "cpu") || !strcmp(dev, "gpu+cpu"))
-                 ? xe_cost_recipe_preset(dev, 1.0, &ctx.r, &err)
-                 : xe_io_read_devices(dev, &ctx.r, &err);
+    int rc = XE_OK;
     xe_sweep_opts so;
     xe_sweep_opts_default(in, &so);
     so.time_limit = o->time_limit;

@@ -4,6 +4,7 @@
 #define XENGINE_SOLVERS_H
 
 #include "xengine/instance.h"
+#include "xengine/sim.h"
 #include "xengine/stages.h"
 
 /* Greedy stage-by-stage heuristic (docs/heuristic.md): in stage t, t runs on the fastest
@@ -57,6 +58,13 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
  * the recomputations fed. Stops after max_seconds. st stays valid and never gets more
  * expensive (it is restored if the final xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
+
+/* Replays a stage schedule with the independent simulator: xe_stages_to_schedule, then
+ * xe_sim_run into *res, and checks that the simulated total_time (seconds) equals
+ * xe_stages_cost within 1e-6 relative. Returns XE_OK; the errors of those two calls
+ * (XE_EINVAL: the simulator rejects it, naming the event); XE_EINTERNAL when the times
+ * differ (a bug); XE_ENOMEM. What every planner does before it keeps a schedule. */
+int xe_stages_replay(const xe_instance *in, const xe_stages *st, xe_sim_result *res, xe_err *err);
 
 /* ---- Lower bounds (docs/lns.md, "Bounds") ---- */
 

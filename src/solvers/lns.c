@@ -54,18 +54,8 @@ static int extra_work(const xe_stages *st, int i)
  * the independent checker accepts with the same objective. */
 static int sim_ok(const xe_instance *in, const xe_stages *st, xe_err *err)
 {
-    xe_schedule s;
-    xe_schedule_init(&s);
     xe_sim_result sr;
-    int rc = xe_stages_to_schedule(in, st, &s, err);
-    if (rc == XE_OK) rc = xe_sim_run(in, &s, &sr, err);
-    if (rc == XE_OK) {
-        double c = xe_stages_cost(in, st);
-        if (fabs(sr.total_time - c) > 1e-6 * fmax(1.0, c))
-            rc = xe_err_set(err, XE_EINTERNAL, "LNS: simulated time %.9g differs from the plan's %.9g", sr.total_time, c);
-    }
-    xe_schedule_clear(&s);
-    return rc;
+    return xe_stages_replay(in, st, &sr, err);
 }
 
 /* One progress line on stderr, as the MILP's ("[milp] ..."): elapsed seconds,

@@ -21,8 +21,7 @@ static const struct {
 
 /* "NN%" or a size such as "12345", "500MB", "12GiB", "12.5 GiB" (io.h). A size is
  * rounded down to whole bytes and must be 1 byte .. 9.2e18 bytes. */
-static int parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
-                        xe_err *err)
+int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac, xe_err *err)
 {
     char *end;
     double x = strtod(s, &end);
@@ -52,11 +51,4 @@ bad:
                       "%s: budget \"%s\" is not a size: use bytes (12345), \"NN%%\" of the "
                       "no-recomputation peak, or a size with unit (\"500MB\", \"12GiB\")",
                       what, s);
-}
-
-
-int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac,
-                       xe_err *err)
-{
-    return parse_budget(what, s, bytes, frac, err);
 }

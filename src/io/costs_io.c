@@ -116,7 +116,7 @@ static int read_copy(const char *path, const json_t *cp, const xe_instance *in,
     return XE_OK;
 }
 
-static int read_costs(const char *path, xe_instance *in, xe_err *err)
+int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
 {
     json_t *root;
     int rc = xe_json_load(path, &root, err);
@@ -156,11 +156,6 @@ static int read_costs(const char *path, xe_instance *in, xe_err *err)
     free(copy);
     json_decref(root);
     return rc;
-}
-
-int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
-{
-    return read_costs(path, in, err);
 }
 
 int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err)

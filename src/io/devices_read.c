@@ -220,7 +220,7 @@ static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
 }
 
 /* JSON when the first character that is not blank is '{', the line format otherwise. */
-static int read_any(const char *path, xe_recipe *out, xe_err *err)
+int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
@@ -236,9 +236,4 @@ static int read_any(const char *path, xe_recipe *out, xe_err *err)
     }
     fclose(f);
     return rc;
-}
-
-int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
-{
-    return read_any(path, out, err);
 }

@@ -439,7 +439,7 @@ static nl_schema detect_node_link(const json_t *root)
     return SCHEMA_UNKNOWN;
 }
 
-static int read_graph(const char *path, xe_graph **out, xe_err *err)
+int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
 {
     *out = NULL;
     json_t *root;
@@ -469,9 +469,4 @@ static int read_graph(const char *path, xe_graph **out, xe_err *err)
     parts_free(&p);
     json_decref(root);
     return rc;
-}
-
-int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
-{
-    return read_graph(path, out, err);
 }

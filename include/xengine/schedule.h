@@ -30,5 +30,8 @@ void xe_schedule_init(xe_schedule *s);
 void xe_schedule_clear(xe_schedule *s);
 /* Appends one event; XE_ENOMEM when growth fails (s unchanged). */
 int xe_schedule_push(xe_schedule *s, xe_event_kind kind, int node, int dev, int dst);
+/* Appends every event of src to s, in order; XE_ENOMEM when growth fails (s then keeps
+ * its length from before the call). */
+int xe_schedule_append(xe_schedule *s, const xe_schedule *src);
 
 #endif

@@ -27,3 +27,14 @@ int xe_schedule_push(xe_schedule *s, xe_event_kind kind, int node, int dev, int 
     s->ev[s->len++] = (xe_event){kind, node, dev, dst};
     return XE_OK;
 }
+
+int xe_schedule_append(xe_schedule *s, const xe_schedule *src)
+{
+    int len0 = s->len;
+    for (int k = 0; k < src->len; k++)
+        if (xe_schedule_push(s, src->ev[k].kind, src->ev[k].node, src->ev[k].dev, src->ev[k].dst)) {
+            s->len = len0;
+            return XE_ENOMEM;
+        }
+    return XE_OK;
+}

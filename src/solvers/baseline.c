@@ -37,10 +37,7 @@ int xe_bl_stages_sim(const xe_instance *in, const xe_stages *st, const char *wha
         return xe_err_set(err, rc, "%s: simulator: %s", what, e2.msg);
     }
     *cost = res.total_time;
-    if (out)
-        for (int k = 0; k < s.len && rc == XE_OK; k++)
-            if (xe_schedule_push(out, s.ev[k].kind, s.ev[k].node, s.ev[k].dev, s.ev[k].dst))
-                rc = xe_err_set(err, XE_ENOMEM, "%s: out of memory", what);
+    if (out && xe_schedule_append(out, &s)) rc = xe_err_set(err, XE_ENOMEM, "%s: out of memory", what);
     xe_schedule_clear(&s);
     return rc;
 }

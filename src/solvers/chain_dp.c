@@ -1302,10 +1302,7 @@ int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe
         int r2 = xe_cdp_run(in, &ch, d, 0, 2, &alt, &c2, &over, &e2);
         if (r2 == XE_OK && (rc != XE_OK || c2 < *cost)) {
             out->len = start;
-            for (int k = 0; k < alt.len && r2 == XE_OK; k++) {
-                const xe_event *ev = &alt.ev[k];
-                if (xe_schedule_push(out, ev->kind, ev->node, ev->dev, ev->dst)) r2 = XE_ENOMEM;
-            }
+            r2 = xe_schedule_append(out, &alt);
             if (r2 == XE_OK) {
                 rc = XE_OK;
                 *cost = c2;

@@ -45,13 +45,10 @@ int xe_revolve(const xe_instance *in, int d, xe_schedule *out, double *cost, int
             break;
         }
         if (r2 != XE_OK) continue; /* overflows with the real sizes: fewer slots */
-        for (int k = 0; k < tryit.len; k++) {
-            const xe_event *e = &tryit.ev[k];
-            if (xe_schedule_push(out, e->kind, e->node, e->dev, e->dst)) {
-                rc = xe_err_set(err, XE_ENOMEM, "revolve: out of memory");
-                out->len = start;
-                goto out_try;
-            }
+        if (xe_schedule_append(out, &tryit)) {
+            rc = xe_err_set(err, XE_ENOMEM, "revolve: out of memory");
+            out->len = start;
+            goto out_try;
         }
         *cost = res.total_time;
         if (slots) *slots = (int)top[q].req;

@@ -73,6 +73,9 @@ typedef struct xe_sweep_opts {
                             xe_sweep_opts_default from in (first device of each kind) */
     int swept;           /* device whose peak cells report (default: gpu, else 0) */
     int planner;         /* 0: skip the planner (its cell is XE_SWEEP_NA) (default 1) */
+    int only;            /* a baseline's method index: run that baseline alone, the other
+                            baselines' cells XE_SWEEP_NA (the largest-batch search probes one
+                            method at a time); -1: every method (default -1) */
     int feasibility;     /* 1: the planner stops at its first schedule (no LNS, the MILP
                             only when nothing else found one) (default 0) */
     const xe_stages *seed; /* planner: one more start, e.g. its schedule at a smaller budget

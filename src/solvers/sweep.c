@@ -31,6 +31,7 @@ void xe_sweep_opts_default(const xe_instance *in, xe_sweep_opts *o)
     }
     o->swept = o->gpu >= 0 ? o->gpu : 0;
     o->planner = 1;
+    o->only = -1;
 }
 
 static void cell_none(xe_sweep_cell *c, int status)
@@ -147,7 +148,7 @@ int xe_sweep_point(const xe_instance *in, const xe_sweep_opts *o, xe_sweep_cell 
     for (int m = 0; m < XE_SWEEP_NMETHODS; m++) cell_none(&cell[m], XE_SWEEP_NA);
     for (int m = 1; m < XE_SWEEP_NMETHODS && rc == XE_OK; m++) {
         int d = m == XE_SWEEP_CPU_ONLY ? o->cpu : o->gpu;
-        if (d < 0) continue;
+        if (d < 0 || (o->only > XE_SWEEP_PLANNER && m != o->only)) continue;
         double t0 = xe_now();
         xe_err e2 = {{0}};
         int r = run_baseline(in, m, d, &base[m], &e2);
@@ -171,6 +172,7 @@ static int probe(xe_sweep_build_fn build, void *ctx, int m, const xe_sweep_opts 
     if (probes) ++*probes;
     xe_sweep_opts po = *o;
     po.planner = m == XE_SWEEP_PLANNER;
+    po.only = m == XE_SWEEP_PLANNER ? -1 : m; /* the planner starts from every baseline */
     po.feasibility = !full;
     xe_sweep_cell cells[XE_SWEEP_NMETHODS];
     rc = xe_sweep_point(in, &po, cells, err);

@@ -25,6 +25,12 @@
  * Largest footprint: a or b with its inputs, 30 bytes. But whichever of a, b is computed
  * second is computed while the other is resident (v needs both), so every schedule
  * needs 10 + 30 = 40 bytes: at 39 none exists, at 40 the plain order fits (cost 7). */
+
+/* The random validity test runs XE_BOUNDS_TEST_SCALE times its 400 seeds when built
+ * with it (the offline check of docs/lns.md: -DXE_BOUNDS_TEST_SCALE=50). */
+#ifndef XE_BOUNDS_TEST_SCALE
+#define XE_BOUNDS_TEST_SCALE 1
+#endif
 static void test_min_budget_counterexample(void **state)
 {
     (void)state;
@@ -178,12 +184,13 @@ static void test_eviction_bound_two_copies(void **state)
 /* The eviction bound on random tiny instances (1-3 devices, copy costs on two seeds in
  * three) at budgets from each device's largest footprint up: never above the stage
  * optimum (brute force), and infinite only where no stage schedule exists. (Offline,
- * 20,000 seeds: 99,126 feasible pairs, no violation.) */
+ * 20,000 seeds, built with -DXE_BOUNDS_TEST_SCALE=50: 99,126 feasible pairs, no
+ * violation.) */
 static void test_eviction_bound_random(void **state)
 {
     (void)state;
     int compared = 0, above_cheapest = 0;
-    for (uint64_t seed = 1; seed <= 400; seed++) {
+    for (uint64_t seed = 1; seed <= 400 * XE_BOUNDS_TEST_SCALE; seed++) {
         int ndev = 1 + (seed % 3 != 0) + (seed % 7 == 0), n = ndev == 3 ? 3 + (int)(seed % 2) : 4 + (int)(seed % 4);
         xe_instance *in = xe_test_random_instance(seed * 7919, n, ndev, (int)(seed % 3 != 1));
         assert_non_null(in);

@@ -33,6 +33,13 @@ typedef struct xe_milp_opts {
                           stay free in every stage (and FREE of the flagged node or of a
                           flagged user, U of every stage with a free column), so that
                           [fix_t0, fix_t1) may then be empty (default NULL) */
+    const int64_t *soft_budget; /* [ndev] bytes, or NULL: budget descent (docs/lns.md):
+                          in's budgets stay the hard caps (start and fix must fit them),
+                          these are soft: each stage's overflow above them (the most of
+                          its steps, per device) is paid soft_weight seconds per byte
+                          in the objective; res->objective is still the schedule's time and
+                          res->bound is not a bound on it (default NULL) */
+    double soft_weight;
     int relax;         /* 1: solve the LP relaxation only; res->bound is its optimum
                           (a lower bound on the stage-class optimum), no schedule,
                           status XE_MILP_NO_SOLUTION, or XE_MILP_INFEASIBLE (default 0) */

@@ -18,9 +18,13 @@ typedef enum {
                          incumbent for the rest. LNS gets all the time and the MILP is
                          skipped on models over 40,000 binary columns
                          (xe_milp_binary_estimate) and when LNS proved its schedule within
-                         rel_gap. Without any start schedule: the MILP alone, all the time. */
-    XE_PLAN_LNS,      /* portfolio, then LNS for the whole time (the MILP only when there is
-                         no start schedule) */
+                         rel_gap. Without any start schedule: budget descent
+                         (xe_descent_solve) for up to 60% of the time, then the phases
+                         above in what it leaves (the MILP alone when it found nothing;
+                         nothing more when it proved that no stage schedule fits). */
+    XE_PLAN_LNS,      /* portfolio, then LNS for the whole time (without a start schedule:
+                         budget descent first as in auto, and the MILP only when that
+                         found nothing) */
     XE_PLAN_MILP,     /* portfolio, then the whole MILP from the best start */
     XE_PLAN_HEURISTIC /* portfolio (and the extra starts) only */
 } xe_plan_mode;
@@ -44,9 +48,11 @@ typedef struct xe_plan_start {
 typedef struct xe_plan_row {
     const char *method;  /* heuristic row: the portfolio's member ("greedy",
                             "checkpoint-all", "recompute-all"; "greedy" when it found
-                            none); "lns"; "milp" */
+                            none); "descent"; "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
-                            ("optimal", "bound reached", "time limit"); milp: "no answer
+                            ("optimal", "bound reached", "time limit"); descent: "fits
+                            the budgets", "still N B over the budgets", "no stage schedule
+                            fits (proven)", "no start found"; milp: "no answer
                             (solver process ended)" after a CBC failure, "infeasible claimed,
                             refuted (ignored)", "stopped at the time limit (CBC overran it)"
                             when killed, else xe_milp_status_str */
@@ -84,10 +90,11 @@ typedef struct xe_plan_opts {
                             when it passes xe_stages_check and is cheaper than the best so
                             far (ties keep the earlier: portfolio first) */
     int nstarts;
-    void (*phase)(void *ctx, const char *method); /* optional: called just before the LNS
-                            ("lns") and the MILP ("milp") phase start */
+    void (*phase)(void *ctx, const char *method); /* optional: called just before the
+                            descent ("descent"), LNS ("lns") and MILP ("milp") phases start */
     void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
-                            heuristic (also when it found nothing), lns, milp; not called for a
+                            heuristic (also when it found nothing), descent, lns, milp; not
+                            called for a
                             phase that failed with an error */
     void *ctx;           /* passed to phase and row */
 } xe_plan_opts;
@@ -95,7 +102,8 @@ typedef struct xe_plan_opts {
 typedef struct xe_plan_result {
     xe_stages sol;       /* owned: the best schedule (passed xe_stages_check); zeroed
                             (sol.R == NULL) when none was found */
-    const char *name;    /* where sol came from: the portfolio's member name, "lns", "milp",
+    const char *name;    /* where sol came from: the portfolio's member name, "descent",
+                            "lns", "milp",
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,
@@ -104,8 +112,9 @@ typedef struct xe_plan_result {
     double gap;          /* (objective - bound) / objective, 0 for a zero objective; NAN
                             without schedule or finite bound */
     int optimal;         /* 1 when gap <= rel_gap */
-    int infeasible;      /* 1 when the MILP proved that no stage schedule fits the budgets
-                            (only when no schedule is in hand: a schedule refutes the claim) */
+    int infeasible;      /* 1 when the MILP (or budget descent solving the whole model)
+                            proved that no stage schedule fits the budgets (only when no
+                            schedule is in hand: a schedule refutes the claim) */
     int milp_status;     /* the exact phase's status as `solve` writes it ("milp_status"):
                             the MILP's (XE_MILP_NO_SOLUTION after a CBC failure or a refuted
                             claim); with the MILP skipped after LNS, XE_MILP_OPTIMAL when LNS
@@ -124,7 +133,8 @@ typedef struct xe_plan_result {
                             then the last) */
     double trace_t[64], trace_obj[64];
     int nrows;           /* rows[] of the phases run, as passed to opts.row */
-    xe_plan_row rows[3];
+    xe_plan_row rows[4];
+    char descent_status[64]; /* the descent row's status when it gives the overflow left */
     char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
 } xe_plan_result;
 

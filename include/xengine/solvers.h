@@ -164,6 +164,59 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                  xe_err *err);
 void xe_lns_result_clear(xe_lns_result *res);
 
+/* ---- Budget descent (docs/lns.md, "Budget descent") ---- */
+
+typedef struct xe_descent_opts {
+    double time_limit;  /* wall seconds, > 0 (default 60) */
+    int threads;        /* CBC threads (1) */
+    int isolate;        /* neighbourhood solves in a child process (0; see xe_milp_opts) */
+    int progress;       /* 1: one line on stderr per neighbourhood (0) */
+    uint64_t seed;      /* neighbourhood choice (1) */
+    double slice;       /* wall seconds at most per neighbourhood, 0: max(1, min(time_limit
+                           / 30, 5)) as LNS */
+} xe_descent_opts;
+
+typedef struct xe_descent_result {
+    xe_stages sol;          /* owned: with XE_OK a schedule within in's budgets (passed
+                               xe_stages_check and the simulator); with XE_ETIMEOUT the
+                               last incumbent (over the budgets by res->overflow);
+                               zeroed otherwise. Free with xe_stages_clear */
+    double objective;       /* seconds, xe_stages_cost(sol) (0 without schedule) */
+    double start_overflow;  /* bytes: the start's overflow, summed over stages and devices
+                               (each stage counted at its fullest step) */
+    double overflow;        /* bytes: the same for the last incumbent (0 on success) */
+    double time_found;      /* wall seconds until sol fitted (0 without schedule) */
+    double time_total;      /* wall seconds spent */
+    int iterations, improvements;
+    int proven;             /* 1: a neighbourhood covering the whole model was solved to
+                               optimality with overflow left: no stage schedule fits */
+} xe_descent_result;
+
+void xe_descent_opts_default(xe_descent_opts *o);
+
+/* A start for xe_descent_solve: the greedy (xe_heur_greedy) at every budget of in scaled
+ * by the least factor f > 1 it finds (doubling the excess over 1 from 1.05, then six
+ * bisection steps); *factor = f when factor is non-NULL. out is initialised here (free
+ * with xe_stages_clear). XE_EINFEASIBLE when even budgets that hold the no-recomputation
+ * schedule on every device give nothing; XE_ENOMEM. */
+int xe_descent_start(const xe_instance *in, xe_stages *out, double *factor, xe_err *err);
+
+/* Budget descent: start (a stage schedule of in's graph and devices that may exceed in's
+ * budgets) is made to fit them by re-solving neighbourhoods (a random part of what an
+ * overflowing stage holds, grown over inputs and users, free in every stage; every other
+ * turn also the stages around it) with the soft-budget MILP (xe_milp_opts.soft_budget:
+ * the incumbent's own peaks as hard caps, each stage's overflow above in's budgets paid
+ * in the objective at a weight per byte above any stage schedule's cost, so that the
+ * optimum of a neighbourhood minimises overflow first, cost second). A neighbourhood's
+ * answer replaces the incumbent when its total overflow is lower. Returns XE_OK with
+ * res->sol within the budgets; XE_EINFEASIBLE (res->proven) when a neighbourhood that
+ * frees every node is solved to optimality with overflow left (small graphs: a proof
+ * that no stage schedule fits); XE_ETIMEOUT ("still over the budgets") when the time
+ * runs out first (res->overflow says how far it got: this proves nothing); XE_EINVAL
+ * for a start of another shape or bad options; XE_ENOMEM. */
+int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
+                     xe_err *err);
+
 /* Binary R, S and C columns of the whole MILP after its liveness presolve (an estimate
  * of its size before building it: the full model also has U, FREE and, with budgets
  * below footprints, fewer R). Above about 40,000, CBC rarely finishes the root LP in a

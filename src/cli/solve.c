@@ -235,6 +235,11 @@ static void on_row(void *ctx, const xe_plan_row *r)
             printf("%-10s %14s %14s %9s %9.3f  %s\n", r->method, "-", "-", "-", r->time, r->status);
         fflush(stdout);
         js->rows[js->nrows++] = (xe_cli_json_row){r->method, r->status, r->objective, NAN, NAN, r->time};
+    } else if (!strcmp(r->method, "descent")) {
+        if (isfinite(r->objective)) printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "descent", r->objective, "-", "-", r->time, r->status);
+        else printf("%-10s %14s %14s %9s %9.3f  %s\n", "descent", "-", "-", "-", r->time, r->status);
+        fflush(stdout);
+        js->rows[js->nrows++] = (xe_cli_json_row){"descent", r->status, r->objective, NAN, NAN, r->time};
     } else if (!strcmp(r->method, "lns")) {
         if (isfinite(r->bound)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", r->objective, r->bound,
                                        gap_str(r->gap, gb, sizeof gb), r->time, r->status);

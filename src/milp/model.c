@@ -101,6 +101,7 @@ void xe_model_clear(xe_model *m)
     free(m->iS);
     free(m->iU);
     free(m->iC);
+    free(m->iSig);
     free(m->fv);
     free(m->obj);
     free(m->clb);
@@ -160,6 +161,11 @@ static int add_free_var(xe_model *m, int *capfv, int t, int i, int k, int d)
 }
 
 int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
+{
+    return xe_model_build_soft(in, NULL, 0.0, m, err);
+}
+
+int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weight, xe_model *m, xe_err *err)
 {
     const xe_graph *g = in->g;
     int n = g->n, D = in->ndev;
@@ -322,6 +328,23 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err)
                     TRY(add_nz_row(m, urow[IDX3(m, t, k + 1, d)], f, (double)g->nodes[i].mem / m->mscale));
                 }
             }
+    /* soft budgets: sigma[t][d] >= U[t][k][d] - soft[d] for every step k */
+    if (soft) {
+        m->iSig = malloc((size_t)(n ? n : 1) * D * sizeof *m->iSig);
+        if (!m->iSig) goto nomem;
+        for (int d = 0; d < D; d++) m->soft_units[d] = (double)soft[d] / m->mscale;
+        for (int t = 0; t < n; t++)
+            for (int d = 0; d < D; d++) {
+                int sg = add_col(m, weight * m->mscale, 0.0, INFINITY, 0);
+                TRY(sg);
+                m->iSig[t * D + d] = sg;
+                for (int k = 0; k <= t; k++) {
+                    TRY(add_row(m, -INFINITY, m->soft_units[d]));
+                    TRY(add_nz(m, m->iU[IDX3(m, t, k, d)], 1.0));
+                    TRY(add_nz(m, sg, -1.0));
+                }
+            }
+    }
     free(urow);
     free(reach);
     reach = NULL;
@@ -380,6 +403,17 @@ int xe_model_start_values(const xe_instance *in, const xe_model *m, const xe_sta
         const xe_free_var *v = &m->fv[f];
         x[m->free0 + f] = FREE[(((int64_t)v->t * n + v->i) * n + v->k) * D + v->d];
     }
+    if (m->iSig) /* the overflow each stage has: the largest of its steps' excess */
+        for (int t = 0; t < n; t++)
+            for (int d = 0; d < D; d++) {
+                int sg = m->iSig[t * D + d];
+                double ub = 0;
+                for (int k = 0; k <= t; k++) {
+                    double over = x[m->iU[IDX3(m, t, k, d)]] - m->soft_units[d];
+                    if (over > ub) ub = over;
+                }
+                x[sg] = ub;
+            }
 out:
     free(U);
     free(FREE);

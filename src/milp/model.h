@@ -17,6 +17,9 @@ typedef struct xe_model {
     double mscale;       /* bytes per memory unit in the rows (a power of two) */
     int *iR, *iS, *iU;   /* [n][n][D] column index, -1 when the variable does not exist */
     int *iC;             /* [n][n][D][D] */
+    int *iSig;           /* [n][D] overflow column of (stage, device), NULL without soft
+                            budgets (xe_model_build_soft) */
+    double soft_units[XE_MAX_DEV]; /* soft budgets in memory units, with iSig */
     int nfree;
     xe_free_var *fv;     /* FREE columns, in column order starting at col free0 */
     int free0;
@@ -34,6 +37,14 @@ typedef struct xe_model {
 
 /* Builds the model for in; XE_ENOMEM on allocation failure. Free with xe_model_clear. */
 int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err);
+
+/* The same model with soft budgets (docs/lns.md, "Budget descent"): soft[d] bytes per
+ * device, at most in's budget (which stays the hard cap of every U). For every stage t
+ * and device d an overflow column sigma[t][d] >= 0 (memory units), rows
+ * U[t][k][d] - sigma[t][d] <= soft[d] for every step k, and sigma in the objective with
+ * weight `weight` seconds per byte of overflow. soft == NULL: the plain
+ * model. XE_ENOMEM. */
+int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weight, xe_model *m, xe_err *err);
 void xe_model_clear(xe_model *m);
 
 /* Column values [ncols] for a stage schedule that passed xe_stages_check (MIP start). */

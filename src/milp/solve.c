@@ -26,6 +26,8 @@ void xe_milp_opts_default(xe_milp_opts *o)
     o->fix_t1 = 0;
     o->relax = 0;
     o->free_nodes = NULL;
+    o->soft_budget = NULL;
+    o->soft_weight = 0.0;
 }
 
 const char *xe_milp_status_str(xe_milp_status s)
@@ -136,7 +138,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     }
     xe_model m, sub;
     memset(&sub, 0, sizeof sub);
-    int rc = xe_model_build(in, &m, err);
+    int rc = xe_model_build_soft(in, o->soft_budget, o->soft_weight, &m, err);
     if (rc) return rc;
     const xe_model *lm = &m; /* the model CBC sees */
     int *map = NULL;
@@ -185,6 +187,8 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
                     int u = m.iU[((int64_t)t * n + k) * D + d];
                     if (u >= 0) fixed[u] = (uint8_t)!any;
                 }
+            if (m.iSig) /* a stage's overflow is free with its memory */
+                for (int d = 0; d < D; d++) fixed[m.iSig[t * D + d]] = (uint8_t)!any;
         }
         for (int f = 0; f < m.nfree; f++) {
             const xe_free_var *v = &m.fv[f];

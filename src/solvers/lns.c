@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
@@ -25,14 +26,6 @@ void xe_lns_opts_default(xe_lns_opts *o)
 }
 
 void xe_lns_result_clear(xe_lns_result *res) { xe_stages_clear(&res->sol); }
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* 1 when the schedule recomputes or copies i somewhere (where a better plan may gain). */
 static int extra_work(const xe_stages *st, int i)
@@ -126,7 +119,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     }
     if (w > n) w = n;
     uint64_t rng = o->seed ? o->seed : 1;
-    int pos = (int)(splitmix(&rng) % (uint64_t)n);
+    int pos = (int)(xe_splitmix64(&rng) % (uint64_t)n);
     int fails_w = 0, fails_n = 0; /* neighbourhoods of each kind tried since their last gain */
     double deadline = t0 + o->time_limit;
     double last_line = t0; /* progress: a line at least about once a second */
@@ -156,11 +149,11 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             }
         } else if (kind == 1) {
             memset(mask, 0, (size_t)n);
-            int seed = (int)(splitmix(&rng) % (uint64_t)n), qh = 0, qt = 0;
-            if (splitmix(&rng) % 2) { /* half of the time: a node the incumbent pays extra for */
+            int seed = (int)(xe_splitmix64(&rng) % (uint64_t)n), qh = 0, qt = 0;
+            if (xe_splitmix64(&rng) % 2) { /* half of the time: a node the incumbent pays extra for */
                 int cnt = 0;
                 for (int i = 0; i < n; i++)
-                    if (extra[i] && splitmix(&rng) % (uint64_t)(++cnt) == 0) seed = i;
+                    if (extra[i] && xe_splitmix64(&rng) % (uint64_t)(++cnt) == 0) seed = i;
             }
             double acc = 0;
             mask[seed] = 1;
@@ -187,13 +180,13 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             /* too many: drop a random half of them, pass after pass from a random node,
              * until the set fits (each pass removes every member with probability 1/2) */
             for (int pass = 0; acc > target && pass < 64; pass++) {
-                int from = (int)(splitmix(&rng) % (uint64_t)n);
+                int from = (int)(xe_splitmix64(&rng) % (uint64_t)n);
                 for (int k = 0; k < n && acc > target; k++) {
                     int i = (from + k) % n;
-                    if (mask[i] && splitmix(&rng) % 2) mask[i] = 0, acc -= (double)ncols[i];
+                    if (mask[i] && xe_splitmix64(&rng) % 2) mask[i] = 0, acc -= (double)ncols[i];
                 }
             }
-            for (int i = (int)(splitmix(&rng) % (uint64_t)n), k = 0; k < n && acc < target; k++, i = (i + 1) % n)
+            for (int i = (int)(xe_splitmix64(&rng) % (uint64_t)n), k = 0; k < n && acc < target; k++, i = (i + 1) % n)
                 if (!mask[i]) mask[i] = 1, acc += (double)ncols[i];
         }
         xe_milp_opts mo;
@@ -284,7 +277,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
                 fails_w = 0;
             }
             step = w / 2 > 0 ? w / 2 : 1;
-            pos = b >= n ? (int)(splitmix(&rng) % (uint64_t)step) : pos + step;
+            pos = b >= n ? (int)(xe_splitmix64(&rng) % (uint64_t)step) : pos + step;
             if (pos >= n) pos = 0;
         }
     }

@@ -63,7 +63,7 @@ static void trace(xe_plan_result *res, double t, double obj)
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
-    if (res->nrows < 3) res->rows[res->nrows++] = *r;
+    if (res->nrows < 4) res->rows[res->nrows++] = *r;
     if (o->row) o->row(o->ctx, r);
 }
 
@@ -88,6 +88,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     memset(&lns, 0, sizeof lns);
     xe_milp_result mr;
     memset(&mr, 0, sizeof mr);
+    xe_descent_result dres;
+    memset(&dres, 0, sizeof dres);
+    xe_stages dstart = {0};
     xe_err e2 = {{0}};
     const xe_stages *best = NULL;
     double best_cost = INFINITY;
@@ -141,6 +144,56 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     rc = XE_OK;
     if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && best)) goto out;
 
+    /* 1b. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
+     * up to 60% of the time; the phases below share what it leaves */
+    double t_left = o->time_limit;
+    if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+        if (o->phase) o->phase(o->ctx, "descent");
+        double td0 = xe_now();
+        xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};
+        int drc = xe_descent_start(in, &dstart, NULL, &e2);
+        if (drc == XE_OK) {
+            xe_descent_opts dopt;
+            xe_descent_opts_default(&dopt);
+            dopt.time_limit = 0.6 * o->time_limit;
+            dopt.threads = o->threads;
+            dopt.isolate = 1;
+            dopt.progress = o->progress >= 2;
+            dopt.slice = o->slice;
+            drc = xe_descent_solve(in, &dstart, &dopt, &dres, &e2);
+        }
+        if (drc == XE_ENOMEM) {
+            rc = xe_err_set(err, drc, "%s", e2.msg);
+            goto out;
+        }
+        dr.time = xe_now() - td0;
+        t_left = fmax(0.25, o->time_limit - dr.time);
+        if (drc == XE_OK) {
+            best = &dres.sol;
+            best_cost = dres.objective;
+            res->name = "descent";
+            res->time_best = xe_now() - t_start;
+            trace(res, res->time_best, best_cost);
+            dr.objective = best_cost;
+            dr.status = "fits the budgets";
+        } else if (dres.proven) {
+            dr.status = "no stage schedule fits (proven)";
+        } else if (dres.iterations > 0) {
+            snprintf(res->descent_status, sizeof res->descent_status, "still %.6g B over the budgets",
+                     dres.overflow);
+            dr.status = res->descent_status;
+        } else {
+            dr.status = "no start found";
+        }
+        emit(o, res, &dr);
+        if (dres.proven) { /* the whole model, solved: no MILP needed */
+            res->infeasible = 1;
+            res->milp_status = XE_MILP_INFEASIBLE;
+            rc = XE_OK;
+            goto out;
+        }
+    }
+
     /* 2. LNS (auto: 60% of the time, lns: all of it; docs/lns.md) */
     double t_lns = 0;
     int skip_milp = 0; /* LNS had all the time or proved its schedule: no MILP after it */
@@ -149,7 +202,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         int all = o->mode == XE_PLAN_LNS || xe_milp_binary_estimate(in) > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
         xe_lns_opts_default(&lo);
-        lo.time_limit = all ? o->time_limit : 0.6 * o->time_limit;
+        lo.time_limit = all ? t_left : 0.6 * t_left;
         lo.rel_gap = o->rel_gap;
         lo.bound = lb;
         lo.threads = o->threads;
@@ -192,7 +245,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (!skip_milp) {
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
-        mo.time_limit = t_lns > 0 ? fmax(0.25, o->time_limit - t_lns) : o->time_limit;
+        mo.time_limit = t_lns > 0 ? fmax(0.25, t_left - t_lns) : t_left;
         mo.rel_gap = o->rel_gap;
         mo.threads = o->threads;
         mo.progress = o->progress;
@@ -262,7 +315,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
 out:
     if (rc == XE_OK && best) {
-        if (best == &heur || best == &lns.sol || best == &mr.sol) { /* move */
+        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol) { /* move */
             res->sol = *best;
             memset((xe_stages *)best, 0, sizeof *best);
         } else if (xe_stages_copy(&res->sol, best)) {
@@ -282,5 +335,7 @@ out:
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
+    xe_stages_clear(&dres.sol);
+    xe_stages_clear(&dstart);
     return rc;
 }

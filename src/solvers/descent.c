@@ -1,0 +1,292 @@
+/* Budget descent (docs/lns.md, "Budget descent"): where the heuristics find no schedule
+ * at the budgets asked for, start from one at larger budgets and remove its overflow
+ * neighbourhood by neighbourhood with the MILP's soft-budget model, until every stage
+ * fits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "xengine/milp.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+#include "xengine/timer.h"
+
+void xe_descent_opts_default(xe_descent_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->time_limit = 60.0;
+    o->threads = 1;
+    o->seed = 1;
+}
+
+/* The greedy at every budget scaled by f (never below the budget asked for). */
+static int greedy_scaled(const xe_instance *in, double f, xe_stages *out, int *fatal, xe_err *err)
+{
+    xe_instance tmp = *in; /* shallow: only the budgets differ */
+    for (int d = 0; d < in->ndev; d++) tmp.dev[d].budget = (int64_t)((double)in->dev[d].budget * f);
+    xe_stages st = {0};
+    int rc = xe_heur_greedy(&tmp, &st, err);
+    if (rc == XE_OK) {
+        xe_stages_clear(out);
+        *out = st;
+        return 1;
+    }
+    xe_stages_clear(&st);
+    if (rc != XE_EINFEASIBLE) *fatal = rc;
+    return 0;
+}
+
+int xe_descent_start(const xe_instance *in, xe_stages *out, double *factor, xe_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int fatal = 0;
+    int64_t peak = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
+    double lo = 1.0, hi = 0;
+    for (double f = 1.05;; f = 1.0 + 2.0 * (f - 1.0)) {
+        if (greedy_scaled(in, f, out, &fatal, err)) {
+            hi = f;
+            break;
+        }
+        if (fatal) return fatal;
+        lo = f;
+        int all_big = 1; /* every device can hold the no-recomputation schedule */
+        for (int d = 0; d < in->ndev; d++)
+            if ((double)in->dev[d].budget * f < (double)peak) all_big = 0;
+        if (all_big || f > 1e6)
+            return xe_err_set(err, XE_EINFEASIBLE, "descent: the greedy finds no schedule even at %.3gx the budgets", f);
+    }
+    for (int k = 0; k < 6 && hi - lo > 0.005; k++) { /* closer: less to remove */
+        double mid = 0.5 * (lo + hi);
+        xe_stages st = {0};
+        if (greedy_scaled(in, mid, &st, &fatal, err)) {
+            xe_stages_clear(out);
+            *out = st;
+            hi = mid;
+        } else if (fatal) {
+            xe_stages_clear(out);
+            return fatal;
+        } else {
+            lo = mid;
+        }
+    }
+    if (factor) *factor = hi;
+    return XE_OK;
+}
+
+/* Per stage and device, bytes above the budget at the stage's fullest step
+ * (over[t * D + d]); returns their sum, or -1 when st fails the structural check. */
+static double overflow(const xe_instance *in, const xe_stages *st, double *U, double *over, int64_t *peak)
+{
+    int n = in->g->n, D = in->ndev;
+    if (xe_stages_eval(in, st, U, NULL, NULL) != XE_OK) return -1;
+    double sum = 0;
+    for (int d = 0; d < D; d++) peak[d] = 0;
+    for (int t = 0; t < n; t++)
+        for (int d = 0; d < D; d++) {
+            double mx = 0;
+            for (int k = 0; k <= t; k++) mx = fmax(mx, U[((int64_t)t * n + k) * D + d]);
+            if ((int64_t)mx > peak[d]) peak[d] = (int64_t)ceil(mx);
+            over[t * D + d] = fmax(0.0, mx - (double)in->dev[d].budget);
+            sum += over[t * D + d];
+        }
+    return sum;
+}
+
+int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
+                     xe_err *err)
+{
+    double t0 = xe_now();
+    memset(res, 0, sizeof *res);
+    if (!(o->time_limit > 0) || o->threads < 1 || !(o->slice >= 0))
+        return xe_err_set(err, XE_EINVAL, "descent: time limit must be > 0, threads >= 1, slice >= 0");
+    const xe_graph *g = in->g;
+    int n = g->n, D = in->ndev;
+    if (start->n != n || start->ndev != D)
+        return xe_err_set(err, XE_EINVAL, "descent: the start has %d nodes and %d devices, the instance %d and %d", start->n,
+                          start->ndev, n, D);
+    size_t n3 = (size_t)(n ? n : 1) * n * D;
+    double *U = malloc(n3 * sizeof *U);
+    double *over = calloc((size_t)(n ? n : 1) * D, sizeof *over);
+    double *over2 = calloc((size_t)(n ? n : 1) * D, sizeof *over2);
+    int64_t *ncols = calloc((size_t)(n ? n : 1), sizeof *ncols);
+    uint8_t *mask = calloc((size_t)(n ? n : 1), 1);
+    int *queue = malloc((size_t)(n ? n : 1) * sizeof *queue);
+    int *reach = xe_graph_reach(g);
+    int rc = XE_OK;
+    if (!U || !over || !over2 || !ncols || !mask || !queue || !reach) {
+        rc = xe_err_set(err, XE_ENOMEM, "descent: out of memory");
+        goto out;
+    }
+    rc = xe_stages_copy(&res->sol, start);
+    if (rc) {
+        rc = xe_err_set(err, XE_ENOMEM, "descent: out of memory copying the start");
+        goto out;
+    }
+    int64_t peak[XE_MAX_DEV], peak2[XE_MAX_DEV];
+    double cur = overflow(in, &res->sol, U, over, peak);
+    if (cur < 0) {
+        rc = xe_err_set(err, XE_EINVAL, "descent: the start is not a stage schedule of this instance");
+        goto out;
+    }
+    res->start_overflow = cur;
+    int per = 2 * D + D * (D - 1);
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i <= t; i++)
+            if (i == t || reach[i] >= t) ncols[i] += per;
+    /* overflow weight, seconds per byte: more than any stage schedule can cost (every
+     * computation and copy in every stage), and overflows are whole bytes, so one byte
+     * less always pays: the soft model's optimum is lexicographic (overflow first) */
+    double cmax = 0;
+    for (int i = 0; i < n; i++) {
+        double ci = 0;
+        for (int d = 0; d < D; d++) {
+            if (xe_can_run(in, i, d)) ci += xe_cost(in, i, d);
+            for (int e = 0; e < D; e++)
+                if (e != d) ci += xe_copy_cost(in, i, d, e);
+        }
+        cmax += ci * (double)(n - i);
+    }
+    double weight = fmax(2.0 * cmax, 1e-6);
+    int64_t soft[XE_MAX_DEV];
+    for (int d = 0; d < D; d++) soft[d] = in->dev[d].budget;
+    double target = 1500; /* binary columns per neighbourhood, as LNS starts */
+    uint64_t rng = o->seed ? o->seed : 1;
+    double deadline = t0 + o->time_limit;
+    for (int it = 0; cur > 0; it++) {
+        double left = deadline - xe_now();
+        if (left < 0.05) break;
+        /* a stage that overflows, drawn with probability proportional to its excess */
+        double pick = (double)(xe_splitmix64(&rng) >> 11) / 9007199254740992.0 * cur, acc = 0;
+        int ts = -1, ds = 0;
+        for (int t = 0; t < n && ts < 0; t++)
+            for (int d = 0; d < D; d++) {
+                acc += over[t * D + d];
+                if (over[t * D + d] > 0 && acc >= pick) {
+                    ts = t, ds = d;
+                    break;
+                }
+            }
+        if (ts < 0) /* rounding: the last overflowing stage */
+            for (int t = 0; t < n; t++)
+                for (int d = 0; d < D; d++)
+                    if (over[t * D + d] > 0) ts = t, ds = d;
+        /* nodes free in every stage: a random part of what stage ts holds on ds (its
+         * checkpoints and what it computes there), grown over inputs and users */
+        memset(mask, 0, (size_t)(n > 0 ? n : 1));
+        int qh = 0, qt = 0;
+        double cols = 0;
+        for (int i = 0; i <= ts; i++) /* what the stage holds, in random order */
+            if ((i < ts && *xe_S(&res->sol, ts, i, ds)) || *xe_R(&res->sol, ts, i, ds)) {
+                int j = (int)(xe_splitmix64(&rng) % (uint64_t)(qt + 1));
+                queue[qt++] = queue[j];
+                queue[j] = i;
+            }
+        if (qt == 0) queue[qt++] = ts;
+        int nseed = 0; /* a prefix of it, up to half the neighbourhood's size */
+        for (int k = 0; k < qt && (k == 0 || cols + (double)ncols[queue[k]] <= 0.5 * target); k++) {
+            mask[queue[k]] = 1;
+            cols += (double)ncols[queue[k]];
+            queue[nseed++] = queue[k];
+        }
+        qt = nseed;
+        int up = it % 2; /* every other turn: inputs only (what recomputing them needs) */
+        double want = target;
+        while (qh < qt && cols < want) {
+            int v = queue[qh++];
+            for (int p = g->pred_off[v]; p < g->pred_off[v + 1] && cols < want; p++)
+                if (!mask[g->pred[p]]) mask[g->pred[p]] = 1, queue[qt++] = g->pred[p], cols += (double)ncols[g->pred[p]];
+            for (int p = g->succ_off[v]; !up && p < g->succ_off[v + 1] && cols < want; p++)
+                if (!mask[g->succ[p]]) mask[g->succ[p]] = 1, queue[qt++] = g->succ[p], cols += (double)ncols[g->succ[p]];
+        }
+        int nfree = 0;
+        for (int i = 0; i < n; i++) nfree += mask[i];
+        /* the hard caps: what the incumbent uses (it must fit them) */
+        xe_instance rel = *in;
+        for (int d = 0; d < D; d++)
+            if (peak[d] > rel.dev[d].budget) rel.dev[d].budget = peak[d];
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.fix = &res->sol;
+        mo.fix_t0 = ts;
+        mo.fix_t1 = ts;
+        mo.free_nodes = mask;
+        mo.threads = o->threads;
+        mo.isolate = o->isolate;
+        mo.rel_gap = 1e-6;
+        mo.soft_budget = soft;
+        mo.soft_weight = weight;
+        double slice = o->slice > 0 ? o->slice : fmax(1.0, fmin(o->time_limit / 30, 5.0));
+        mo.time_limit = fmin(slice, left);
+        xe_milp_result mr;
+        xe_err e2;
+        int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);
+        res->iterations++;
+        if (mrc == XE_ENOMEM) {
+            rc = mrc;
+            if (err) *err = e2;
+            goto out;
+        }
+        int gained = 0;
+        if (mrc == XE_OK && mr.sol.R) {
+            double nxt = overflow(in, &mr.sol, U, over2, peak2);
+            /* lower overflow; or the same with lower cost (a sideways move that the
+             * next neighbourhoods start from) */
+            int lower = nxt >= 0 && nxt < cur - 0.5;
+            int same = nxt >= 0 && !lower && nxt <= cur + 0.5 && mr.objective < xe_stages_cost(in, &res->sol) - 1e-9;
+            if (lower || same) {
+                xe_stages_clear(&res->sol);
+                res->sol = mr.sol;
+                memset(&mr.sol, 0, sizeof mr.sol);
+                memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
+                memcpy(peak, peak2, sizeof peak);
+                cur = nxt;
+                gained = lower;
+                res->improvements += lower;
+            }
+        }
+        int solved = mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed;
+        if (solved && nfree == n && cur > 0) {
+            /* every variable was free and the optimum (overflow first) still overflows:
+             * no stage schedule fits the budgets */
+            res->proven = 1;
+            xe_milp_result_clear(&mr);
+            break;
+        }
+        double mtime = mr.solve_time;
+        if (o->progress >= 1)
+            fprintf(stderr, "[descent] %6.1fs  overflow %.6g B%s (stage %d, %s, %d cols: %s %.2f s)\n", xe_now() - t0, cur,
+                    gained ? " (lower)" : "", ts, up ? "inputs" : "inputs+users", mr.nvars,
+                    mrc == XE_OK ? xe_milp_status_str(mr.status) : "failed", mtime);
+        xe_milp_result_clear(&mr);
+        if (!solved && mtime >= 0.9 * mo.time_limit) target = fmax(300, target * 0.66);
+        else if (!gained && mtime < 0.3 * mo.time_limit && target * 1.3 <= 40000) target *= 1.3;
+    }
+    res->overflow = cur;
+    res->time_total = xe_now() - t0;
+    if (cur > 0 && res->proven) {
+        rc = xe_err_set(err, XE_EINFEASIBLE, "descent: no stage schedule fits the budgets (proven: the whole model's least overflow is %.6g bytes)", cur);
+        goto out;
+    }
+    if (cur > 0) {
+        rc = xe_err_set(err, XE_ETIMEOUT, "descent: %.6g bytes still over the budgets after %.1f s", cur, res->time_total);
+        goto out;
+    }
+    xe_stages_prune(in, &res->sol);
+    rc = xe_stages_check(in, &res->sol, err);
+    if (rc == XE_OK) {
+        xe_sim_result sr;
+        rc = xe_stages_replay(in, &res->sol, &sr, err);
+    }
+    if (rc) {
+        rc = rc == XE_ENOMEM ? rc : xe_err_set(err, XE_EINTERNAL, "descent: the schedule without overflow fails the check: %s", err ? err->msg : "");
+        goto out;
+    }
+    res->objective = xe_stages_cost(in, &res->sol);
+    res->time_found = res->time_total;
+out:
+    free(U), free(over), free(over2), free(ncols), free(mask), free(queue), free(reach);
+    if (rc && rc != XE_ETIMEOUT) xe_stages_clear(&res->sol);
+    return rc;
+}

@@ -1,0 +1,200 @@
+/* Budget descent (docs/lns.md, "Budget descent"): from a schedule at larger budgets it
+ * reaches one within the budgets whenever the brute-force stage search says one exists
+ * (tiny instances: the first neighbourhood is the whole model), proves infeasibility
+ * exactly where the brute force finds none, never beats the brute-force optimum, finds
+ * schedules where the heuristic portfolio finds none, and xe_plan uses it then. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brute/brute.h"
+#include "support/randinst.h"
+#include "xengine/milp.h"
+#include "xengine/plan.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+
+/* A start over the budgets: checkpoint-all on device d with every budget raised to what
+ * it needs (the no-recomputation schedule), or 1 when d cannot run every node. */
+static int checkpoint_all_start(const xe_instance *in, int d, xe_stages *st)
+{
+    xe_instance tmp = *in;
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    for (int e = 0; e < in->ndev; e++)
+        if (tmp.dev[e].budget < peak) tmp.dev[e].budget = peak;
+    xe_err err;
+    return xe_heur_checkpoint_all(&tmp, d, st, &err) != XE_OK;
+}
+
+/* Seeded random instances on 1-2 devices, 6-7 nodes: descent from xe_descent_start's
+ * schedule and from checkpoint-all (far over tight budgets) against xe_bf_stage_solve. */
+static void test_descent_vs_brute(void **state)
+{
+    (void)state;
+    int feasible = 0, infeasible = 0, over = 0, portfolio_none = 0;
+    for (uint64_t seed = 1; seed <= 160; seed++) {
+        int ndev = 1 + (int)(seed % 2), n = ndev == 1 ? 7 : 6;
+        xe_instance *in = xe_test_random_instance(seed, n, ndev, (int)(seed % 3 == 0));
+        assert_non_null(in);
+        xe_err err;
+        double opt = INFINITY;
+        int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
+        assert_true(brc == XE_OK || brc == XE_EINFEASIBLE);
+        if (brc == XE_OK) {
+            xe_stages h;
+            if (xe_heur_best(in, &h, NULL, &err) != XE_OK) portfolio_none++;
+            else xe_stages_clear(&h);
+        }
+        for (int which = 0; which < 2; which++) {
+            xe_stages start;
+            memset(&start, 0, sizeof start);
+            if (which == 0) {
+                double f = 0;
+                int src = xe_descent_start(in, &start, &f, &err);
+                if (src != XE_OK) { /* the greedy fails even at large budgets */
+                    assert_int_equal(src, XE_EINFEASIBLE);
+                    continue;
+                }
+                assert_true(f > 1.0);
+            } else if (checkpoint_all_start(in, (int)(seed / 2 % (uint64_t)ndev), &start)) {
+                continue;
+            }
+            xe_descent_opts o;
+            xe_descent_opts_default(&o);
+            o.time_limit = 20;
+            o.seed = seed;
+            xe_descent_result res;
+            int rc = xe_descent_solve(in, &start, &o, &res, &err);
+            if (brc == XE_OK) {
+                if (rc != XE_OK)
+                    fail_msg("seed %llu start %d: descent: %s (brute-force optimum %g)", (unsigned long long)seed, which,
+                             err.msg, opt);
+                assert_int_equal(xe_stages_check(in, &res.sol, &err), XE_OK);
+                xe_sim_result sr;
+                assert_int_equal(xe_stages_replay(in, &res.sol, &sr, &err), XE_OK);
+                assert_true(res.objective >= opt - 1e-9 * fmax(1.0, opt));
+                assert_true(fabs(res.objective - xe_stages_cost(in, &res.sol)) <= 1e-9 * fmax(1.0, opt));
+                assert_true(res.overflow == 0);
+                feasible++;
+                if (res.start_overflow > 0) over++;
+            } else {
+                if (rc != XE_EINFEASIBLE)
+                    fail_msg("seed %llu start %d: no stage schedule exists, descent says %d", (unsigned long long)seed, which, rc);
+                assert_true(res.proven);
+                assert_true(res.overflow > 0);
+                assert_null(res.sol.R);
+                infeasible++;
+            }
+            xe_stages_clear(&res.sol);
+            xe_stages_clear(&start);
+        }
+        xe_instance_free(in);
+    }
+    printf("descent vs brute force: %d feasible runs (all within the budgets; %d of them from a start over the "
+           "budgets; the portfolio finds none on %d instances), %d infeasible runs (all proven)\n",
+           feasible, over, portfolio_none, infeasible);
+    assert_true(over >= 40); /* the descent itself had work to do */
+    assert_true(infeasible >= 10);
+}
+
+/* A start of another shape and bad options are refused. */
+static void test_descent_refuses(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_instance(3, 6, 1, 0);
+    assert_non_null(in);
+    xe_stages st;
+    assert_int_equal(xe_stages_init(&st, 5, 1), XE_OK);
+    xe_descent_opts o;
+    xe_descent_opts_default(&o);
+    xe_descent_result res;
+    xe_err err;
+    assert_int_equal(xe_descent_solve(in, &st, &o, &res, &err), XE_EINVAL);
+    o.time_limit = 0;
+    assert_int_equal(xe_descent_solve(in, &st, &o, &res, &err), XE_EINVAL);
+    xe_stages_clear(&st);
+    xe_instance_free(in);
+}
+
+typedef struct rows_seen {
+    int n;
+    char method[4][16];
+} rows_seen;
+
+static void on_row(void *ctx, const xe_plan_row *r)
+{
+    rows_seen *s = ctx;
+    if (s->n < 4) snprintf(s->method[s->n++], sizeof s->method[0], "%s", r->method);
+}
+
+/* Where the portfolio finds nothing, xe_plan (auto) runs the descent and reports its row:
+ * where a stage schedule exists it returns a valid one, the optimum itself (LNS and the
+ * MILP run after the descent in what it leaves); where none exists (brute force) the
+ * descent's whole-model solve proves it and nothing else runs. */
+static void test_plan_uses_descent(void **state)
+{
+    (void)state;
+    int found = 0, proven = 0;
+    for (uint64_t seed = 1; seed <= 600 && (found < 3 || proven < 3); seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 7, 1, 0);
+        assert_non_null(in);
+        xe_err err;
+        double opt;
+        xe_stages h;
+        int hrc = xe_heur_best(in, &h, NULL, &err);
+        if (hrc == XE_OK) xe_stages_clear(&h);
+        int64_t lo = 0;
+        assert_int_equal(xe_budget_range(in, 0, &lo, NULL, &err), XE_OK);
+        int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
+        if (hrc != XE_EINFEASIBLE || in->dev[0].budget < lo || (brc == XE_OK ? found : proven) >= 3) {
+            xe_instance_free(in);
+            continue;
+        }
+        rows_seen seen = {0};
+        xe_plan_opts po;
+        xe_plan_opts_default(&po);
+        po.time_limit = 20;
+        po.row = on_row;
+        po.ctx = &seen;
+        xe_plan_result pr;
+        assert_int_equal(xe_plan(in, &po, &pr, &err), XE_OK);
+        assert_true(seen.n >= 2);
+        assert_string_equal(seen.method[1], "descent");
+        if (brc == XE_OK) {
+            assert_non_null(pr.sol.R);
+            assert_int_equal(xe_stages_check(in, &pr.sol, &err), XE_OK);
+            assert_true(fabs(pr.objective - opt) <= 1e-6 * fmax(1.0, opt));
+            assert_string_equal(pr.rows[1].status, "fits the budgets");
+            found++;
+        } else {
+            assert_int_equal(brc, XE_EINFEASIBLE);
+            assert_null(pr.sol.R);
+            assert_true(pr.infeasible);
+            assert_int_equal(seen.n, 2); /* no LNS, no MILP after the proof */
+            assert_string_equal(pr.rows[1].status, "no stage schedule fits (proven)");
+            proven++;
+        }
+        xe_plan_result_clear(&pr);
+        xe_instance_free(in);
+    }
+    printf("xe_plan with descent, where the portfolio finds nothing: feasible %d (the optimum reached on each), "
+           "infeasible %d (proven on each)\n", found, proven);
+    assert_true(found >= 1);
+    assert_true(proven >= 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_descent_vs_brute),
+        cmocka_unit_test(test_descent_refuses),
+        cmocka_unit_test(test_plan_uses_descent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -270,7 +270,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         xe_descent_result dr;
         memset(&dr, 0, sizeof dr);
         t0 = xe_now();
-        int rc = xe_descent_start(in, &ds, NULL, &err);
+        int rc = xe_descent_start(in, o->limit, &ds, NULL, &err);
         if (rc == XE_OK) {
             xe_descent_opts dopt;
             xe_descent_opts_default(&dopt);

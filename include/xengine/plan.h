@@ -55,7 +55,10 @@ typedef struct xe_plan_row {
                             fits (proven)", "no start found"; milp: "no answer
                             (solver process ended)" after a CBC failure, "infeasible claimed,
                             refuted (ignored)", "stopped at the time limit (CBC overran it)"
-                            when killed, else xe_milp_status_str */
+                            when killed, "infeasible claimed, not confirmed (below CBC's
+                            byte resolution)" when budgets are too large for CBC to resolve
+                            single bytes and xe_descent_confirm_infeasible does not confirm
+                            the claim, else xe_milp_status_str */
     double objective;    /* seconds; INFINITY when the phase has no schedule */
     double bound;        /* seconds, not capped at the objective: lns = max(xe_bound_stage,
                             LNS bound), milp = CBC's bound (-INFINITY when unknown); NAN for

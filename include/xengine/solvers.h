@@ -181,7 +181,8 @@ typedef struct xe_descent_result {
                                xe_stages_check and the simulator); with XE_ETIMEOUT the
                                last incumbent (over the budgets by res->overflow);
                                zeroed otherwise. Free with xe_stages_clear */
-    double objective;       /* seconds, xe_stages_cost(sol) (0 without schedule) */
+    double objective;       /* seconds, xe_stages_cost(sol) (with XE_ETIMEOUT that of the
+                               incumbent over the budgets; 0 without schedule) */
     double start_overflow;  /* bytes: the start's overflow, summed over stages and devices
                                (each stage counted at its fullest step) */
     double overflow;        /* bytes: the same for the last incumbent (0 on success) */
@@ -195,11 +196,13 @@ typedef struct xe_descent_result {
 void xe_descent_opts_default(xe_descent_opts *o);
 
 /* A start for xe_descent_solve: the greedy (xe_heur_greedy) at every budget of in scaled
- * by the least factor f > 1 it finds (doubling the excess over 1 from 1.05, then six
- * bisection steps); *factor = f when factor is non-NULL. out is initialised here (free
- * with xe_stages_clear). XE_EINFEASIBLE when even budgets that hold the no-recomputation
- * schedule on every device give nothing; XE_ENOMEM. */
-int xe_descent_start(const xe_instance *in, xe_stages *out, double *factor, xe_err *err);
+ * by the least factor f > 1 it finds (doubling the excess over 1 from 1.05, then up to
+ * six bisection steps while under half of max_seconds), no budget raised beyond what
+ * holds the no-recomputation schedule; *factor = f when factor is non-NULL. out is
+ * initialised here (free with xe_stages_clear). XE_EINFEASIBLE when even those budgets
+ * give nothing; XE_ETIMEOUT when max_seconds (wall) pass before any schedule; XE_ENOMEM;
+ * the greedy's other errors. */
+int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, double *factor, xe_err *err);
 
 /* Budget descent: start (a stage schedule of in's graph and devices that may exceed in's
  * budgets) is made to fit them by re-solving neighbourhoods (a random part of what an
@@ -210,12 +213,31 @@ int xe_descent_start(const xe_instance *in, xe_stages *out, double *factor, xe_e
  * optimum of a neighbourhood minimises overflow first, cost second). A neighbourhood's
  * answer replaces the incumbent when its total overflow is lower. Returns XE_OK with
  * res->sol within the budgets; XE_EINFEASIBLE (res->proven) when a neighbourhood that
- * frees every node is solved to optimality with overflow left (small graphs: a proof
- * that no stage schedule fits); XE_ETIMEOUT ("still over the budgets") when the time
- * runs out first (res->overflow says how far it got: this proves nothing); XE_EINVAL
- * for a start of another shape or bad options; XE_ENOMEM. */
+ * frees every node is solved to optimality with overflow left, at least 1 byte and
+ * 10^-6 of the largest budget (small graphs: a proof that no stage schedule fits; a
+ * smaller least overflow is within CBC's resolution and ends as XE_ETIMEOUT, not a
+ * proof); XE_ETIMEOUT ("still over the budgets") when the time runs out first
+ * (res->overflow says how far it got: this proves nothing); XE_EINVAL for a start of
+ * another shape, a start the MILP refuses, or bad options; XE_ESOLVER when CBC fails on
+ * five neighbourhoods in a row; XE_ENOMEM. The start is pruned (xe_stages_prune) first. */
 int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
                      xe_err *err);
+
+/* Bytes of overflow below which CBC's answers cannot be told from a fit: 1 byte, or
+ * 10^-6 of the largest budget when that is more (LP tolerances are relative, about
+ * 10^-9: one byte of a GB budget is below them; tests/test_descent.c shows false
+ * infeasibility claims at such scales). */
+double xe_descent_margin(const xe_instance *in);
+
+/* Checks a MILP claim that no stage schedule fits in's budgets, where the budgets are too
+ * large for CBC to resolve single bytes (xe_descent_margin > 1): the soft-budget model
+ * (xe_milp_opts.soft_budget) of the whole instance, from xe_descent_start's schedule, is
+ * solved within max_seconds (wall) on `threads` CBC threads; the claim is confirmed when
+ * it is solved to optimality and its schedule still overflows by at least the margin.
+ * Returns 1 (confirmed), 0 (not: a schedule within the margin exists, or the time ran
+ * out), or XE_ENOMEM / another error of the start's greedy; *least (may be NULL) = the
+ * optimal schedule's overflow in bytes, NAN when unknown. */
+int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int threads, double *least, xe_err *err);
 
 /* Binary R, S and C columns of the whole MILP after its liveness presolve (an estimate
  * of its size before building it: the full model also has U, FREE and, with budgets

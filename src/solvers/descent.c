@@ -21,11 +21,15 @@ void xe_descent_opts_default(xe_descent_opts *o)
     o->seed = 1;
 }
 
-/* The greedy at every budget scaled by f (never below the budget asked for). */
-static int greedy_scaled(const xe_instance *in, double f, xe_stages *out, int *fatal, xe_err *err)
+/* The greedy at every budget scaled by f, never below the budget asked for and never
+ * above cap (bytes that hold the no-recomputation schedule). */
+static int greedy_scaled(const xe_instance *in, double f, int64_t cap, xe_stages *out, int *fatal, xe_err *err)
 {
     xe_instance tmp = *in; /* shallow: only the budgets differ */
-    for (int d = 0; d < in->ndev; d++) tmp.dev[d].budget = (int64_t)((double)in->dev[d].budget * f);
+    for (int d = 0; d < in->ndev; d++) {
+        double b = (double)in->dev[d].budget * f;
+        tmp.dev[d].budget = b >= (double)cap ? (in->dev[d].budget > cap ? in->dev[d].budget : cap) : (int64_t)b;
+    }
     xe_stages st = {0};
     int rc = xe_heur_greedy(&tmp, &st, err);
     if (rc == XE_OK) {
@@ -38,29 +42,34 @@ static int greedy_scaled(const xe_instance *in, double f, xe_stages *out, int *f
     return 0;
 }
 
-int xe_descent_start(const xe_instance *in, xe_stages *out, double *factor, xe_err *err)
+int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, double *factor, xe_err *err)
 {
+    double t0 = xe_now();
     memset(out, 0, sizeof *out);
     int fatal = 0;
-    int64_t peak = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
+    int64_t cap = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
     double lo = 1.0, hi = 0;
     for (double f = 1.05;; f = 1.0 + 2.0 * (f - 1.0)) {
-        if (greedy_scaled(in, f, out, &fatal, err)) {
+        if (greedy_scaled(in, f, cap, out, &fatal, err)) {
             hi = f;
             break;
         }
         if (fatal) return fatal;
         lo = f;
-        int all_big = 1; /* every device can hold the no-recomputation schedule */
+        int all_big = 1; /* every device at the cap: larger factors change nothing */
         for (int d = 0; d < in->ndev; d++)
-            if ((double)in->dev[d].budget * f < (double)peak) all_big = 0;
-        if (all_big || f > 1e6)
-            return xe_err_set(err, XE_EINFEASIBLE, "descent: the greedy finds no schedule even at %.3gx the budgets", f);
+            if ((double)in->dev[d].budget * f < (double)cap) all_big = 0;
+        if (all_big)
+            return xe_err_set(err, XE_EINFEASIBLE,
+                              "descent: the greedy finds no schedule even with budgets that hold the no-recomputation schedule");
+        if (xe_now() - t0 > max_seconds)
+            return xe_err_set(err, XE_ETIMEOUT, "descent: no start schedule within %.3g s (tried up to %.3gx the budgets)",
+                              max_seconds, f);
     }
-    for (int k = 0; k < 6 && hi - lo > 0.005; k++) { /* closer: less to remove */
+    for (int k = 0; k < 6 && hi - lo > 0.005 && xe_now() - t0 < 0.5 * max_seconds; k++) { /* closer: less to remove */
         double mid = 0.5 * (lo + hi);
         xe_stages st = {0};
-        if (greedy_scaled(in, mid, &st, &fatal, err)) {
+        if (greedy_scaled(in, mid, cap, &st, &fatal, err)) {
             xe_stages_clear(out);
             *out = st;
             hi = mid;
@@ -94,6 +103,85 @@ static double overflow(const xe_instance *in, const xe_stages *st, double *U, do
     return sum;
 }
 
+/* Overflow weight of the soft model, seconds per byte: more than any stage schedule can
+ * cost (every computation and copy in every stage), and overflows are whole bytes, so one
+ * byte less always pays: the soft model's optimum is lexicographic (overflow first). */
+static double soft_weight(const xe_instance *in)
+{
+    int n = in->g->n, D = in->ndev;
+    double cmax = 0;
+    for (int i = 0; i < n; i++) {
+        double ci = 0;
+        for (int d = 0; d < D; d++) {
+            if (xe_can_run(in, i, d)) ci += xe_cost(in, i, d);
+            for (int e = 0; e < D; e++)
+                if (e != d) ci += xe_copy_cost(in, i, d, e);
+        }
+        cmax += ci * (double)(n - i);
+    }
+    return fmax(2.0 * cmax, 1e-6);
+}
+
+double xe_descent_margin(const xe_instance *in)
+{
+    double margin = 1.0;
+    for (int d = 0; d < in->ndev; d++) margin = fmax(margin, 1e-6 * (double)in->dev[d].budget);
+    return margin;
+}
+
+int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int threads, double *least, xe_err *err)
+{
+    double t0 = xe_now();
+    int n = in->g->n, D = in->ndev;
+    if (least) *least = NAN;
+    xe_stages start;
+    int rc = xe_descent_start(in, max_seconds / 3, &start, NULL, err);
+    if (rc == XE_ETIMEOUT || rc == XE_EINFEASIBLE) return 0;
+    if (rc) return rc;
+    size_t n3 = (size_t)(n ? n : 1) * n * D;
+    double *U = malloc(n3 * sizeof *U);
+    double *over = malloc((size_t)(n ? n : 1) * D * sizeof *over);
+    int64_t peak[XE_MAX_DEV];
+    if (!U || !over) {
+        free(U), free(over);
+        xe_stages_clear(&start);
+        return xe_err_set(err, XE_ENOMEM, "descent: out of memory");
+    }
+    xe_stages_prune(in, &start);
+    int confirmed = 0;
+    double cur = overflow(in, &start, U, over, peak);
+    if (cur > 0) {
+        xe_instance rel = *in; /* the start's peaks are the hard caps */
+        int64_t soft[XE_MAX_DEV];
+        for (int d = 0; d < D; d++) {
+            soft[d] = in->dev[d].budget;
+            if (peak[d] > rel.dev[d].budget) rel.dev[d].budget = peak[d];
+        }
+        xe_milp_opts mo;
+        xe_milp_opts_default(&mo);
+        mo.start = &start;
+        mo.soft_budget = soft;
+        mo.soft_weight = soft_weight(in);
+        mo.threads = threads;
+        mo.isolate = 1;
+        mo.rel_gap = 1e-6;
+        mo.time_limit = fmax(0.1, max_seconds - (xe_now() - t0));
+        xe_milp_result mr;
+        xe_err e2;
+        int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);
+        if (mrc == XE_ENOMEM) rc = xe_err_set(err, mrc, "descent: %s", e2.msg);
+        if (mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed && mr.sol.R) {
+            double least_over = overflow(in, &mr.sol, U, over, peak);
+            if (least) *least = least_over;
+            confirmed = least_over >= xe_descent_margin(in);
+        }
+        xe_milp_result_clear(&mr);
+    }
+    free(U), free(over);
+    xe_stages_clear(&start);
+    return rc ? rc : confirmed;
+}
+
 int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
                      xe_err *err)
 {
@@ -124,6 +212,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         rc = xe_err_set(err, XE_ENOMEM, "descent: out of memory copying the start");
         goto out;
     }
+    xe_stages_prune(in, &res->sol); /* the MILP has no column for a dead recomputation */
     int64_t peak[XE_MAX_DEV], peak2[XE_MAX_DEV];
     double cur = overflow(in, &res->sol, U, over, peak);
     if (cur < 0) {
@@ -135,25 +224,15 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     for (int t = 0; t < n; t++)
         for (int i = 0; i <= t; i++)
             if (i == t || reach[i] >= t) ncols[i] += per;
-    /* overflow weight, seconds per byte: more than any stage schedule can cost (every
-     * computation and copy in every stage), and overflows are whole bytes, so one byte
-     * less always pays: the soft model's optimum is lexicographic (overflow first) */
-    double cmax = 0;
-    for (int i = 0; i < n; i++) {
-        double ci = 0;
-        for (int d = 0; d < D; d++) {
-            if (xe_can_run(in, i, d)) ci += xe_cost(in, i, d);
-            for (int e = 0; e < D; e++)
-                if (e != d) ci += xe_copy_cost(in, i, d, e);
-        }
-        cmax += ci * (double)(n - i);
-    }
-    double weight = fmax(2.0 * cmax, 1e-6);
+    double weight = soft_weight(in);
     int64_t soft[XE_MAX_DEV];
     for (int d = 0; d < D; d++) soft[d] = in->dev[d].budget;
     double target = 1500; /* binary columns per neighbourhood, as LNS starts */
     uint64_t rng = o->seed ? o->seed : 1;
     double deadline = t0 + o->time_limit;
+    int failures = 0; /* consecutive neighbourhoods CBC failed on */
+    double margin = xe_descent_margin(in);
+    int unsure = 0;
     for (int it = 0; cur > 0; it++) {
         double left = deadline - xe_now();
         if (left < 0.05) break;
@@ -180,6 +259,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         for (int i = 0; i <= ts; i++) /* what the stage holds, in random order */
             if ((i < ts && *xe_S(&res->sol, ts, i, ds)) || *xe_R(&res->sol, ts, i, ds)) {
                 int j = (int)(xe_splitmix64(&rng) % (uint64_t)(qt + 1));
+                queue[qt] = i; /* then swap with a random earlier place */
                 queue[qt++] = queue[j];
                 queue[j] = i;
             }
@@ -223,9 +303,11 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         xe_err e2;
         int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);
         res->iterations++;
-        if (mrc == XE_ENOMEM) {
-            rc = mrc;
-            if (err) *err = e2;
+        failures = mrc == XE_ESOLVER ? failures + 1 : 0; /* CBC failed here: try another */
+        if ((mrc != XE_OK && mrc != XE_ESOLVER) || failures >= 5) {
+            /* out of memory, a start the model refuses, or CBC failing again and again */
+            xe_milp_result_clear(&mr);
+            rc = xe_err_set(err, mrc, "descent: %s", e2.msg);
             goto out;
         }
         int gained = 0;
@@ -249,8 +331,10 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         int solved = mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed;
         if (solved && nfree == n && cur > 0) {
             /* every variable was free and the optimum (overflow first) still overflows:
-             * no stage schedule fits the budgets */
-            res->proven = 1;
+             * no stage schedule fits the budgets, unless the overflow is within the
+             * solver's resolution */
+            res->proven = cur >= margin;
+            unsure = !res->proven;
             xe_milp_result_clear(&mr);
             break;
         }
@@ -270,7 +354,12 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         goto out;
     }
     if (cur > 0) {
-        rc = xe_err_set(err, XE_ETIMEOUT, "descent: %.6g bytes still over the budgets after %.1f s", cur, res->time_total);
+        res->objective = xe_stages_cost(in, &res->sol);
+        if (unsure)
+            rc = xe_err_set(err, XE_ETIMEOUT, "descent: the whole model's least overflow, %.6g bytes, is within the "
+                            "solver's numerical resolution (under %.6g bytes): not a proof", cur, margin);
+        else
+            rc = xe_err_set(err, XE_ETIMEOUT, "descent: %.6g bytes still over the budgets after %.1f s", cur, res->time_total);
         goto out;
     }
     xe_stages_prune(in, &res->sol);

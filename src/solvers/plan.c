@@ -151,11 +151,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (o->phase) o->phase(o->ctx, "descent");
         double td0 = xe_now();
         xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};
-        int drc = xe_descent_start(in, &dstart, NULL, &e2);
+        int drc = xe_descent_start(in, 0.6 * o->time_limit, &dstart, NULL, &e2);
         if (drc == XE_OK) {
             xe_descent_opts dopt;
             xe_descent_opts_default(&dopt);
-            dopt.time_limit = 0.6 * o->time_limit;
+            dopt.time_limit = fmax(0.1, 0.6 * o->time_limit - (xe_now() - td0)); /* the start's search counts */
             dopt.threads = o->threads;
             dopt.isolate = 1;
             dopt.progress = o->progress >= 2;
@@ -178,12 +178,15 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             dr.status = "fits the budgets";
         } else if (dres.proven) {
             dr.status = "no stage schedule fits (proven)";
-        } else if (dres.iterations > 0) {
+        } else if (drc == XE_ETIMEOUT && dres.sol.R) {
             snprintf(res->descent_status, sizeof res->descent_status, "still %.6g B over the budgets",
                      dres.overflow);
             dr.status = res->descent_status;
-        } else {
+        } else if (drc == XE_ETIMEOUT || drc == XE_EINFEASIBLE) {
             dr.status = "no start found";
+        } else { /* CBC failing again and again, or a bug: say so, go on to the MILP */
+            snprintf(res->descent_status, sizeof res->descent_status, "failed: %.55s", e2.msg);
+            dr.status = res->descent_status;
         }
         emit(o, res, &dr);
         if (dres.proven) { /* the whole model, solved: no MILP needed */
@@ -284,6 +287,19 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             r.refuted = 1;
             r.kept = res->name;
             res->milp_refuted = 1;
+        }
+        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && !best && xe_descent_margin(in) > 1) {
+            /* budgets too large for CBC to resolve single bytes: a claim stands only when the
+             * soft model's least overflow is beyond that resolution (docs/lns.md) */
+            double spent = xe_now() - t_start - res->time_heur;
+            int c = xe_descent_confirm_infeasible(in, fmax(1.0, o->time_limit - spent), o->threads, NULL, &e2);
+            if (c == XE_ENOMEM) rc = c;
+            else if (c != 1) {
+                mr.status = XE_MILP_NO_SOLUTION;
+                mr.bound = -INFINITY;
+                r.status = "infeasible claimed, not confirmed (below CBC's byte resolution)";
+            }
+            r.time = xe_now() - t_m0;
         }
         if (rc) {
             if (err) *err = e2;

@@ -80,7 +80,7 @@ else
     echo "skip vgg16 check: $vgg not found"
 fi
 # no schedule found (exit 4, not a proof): the message names the smallest budget the
-# portfolio can do, and that budget really works
+# portfolio can do, and that budget really works; below it, budget descent
 n100=$shared/random_layered_n100.json
 if [ -r "$n100" ]; then
     "$xe" solve "$n100" --devices gpu --budget 60% --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
@@ -101,6 +101,19 @@ if [ -r "$n100" ]; then
     else
         bad "n100 60%: no budget hint in: $(cat "$tmp/err")"
     fi
+    # below the portfolio's floor (63.5% of the peak) budget descent makes a schedule:
+    # at 63% the portfolio alone finds none (exit 4), auto's descent row says it fits,
+    # and the schedule written passes the simulator at that budget
+    "$xe" solve "$n100" --devices gpu --budget 63% --method heuristic -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 4 ] && ok "n100 63%, portfolio only: none (exit 4)" || bad "n100 63% heuristic: exit $rc"
+    "$xe" solve "$n100" --devices gpu --budget 63% --time-limit 20 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] && ok "n100 63%, auto: a schedule" || bad "n100 63% auto: exit $rc: $(cat "$tmp/err")"
+    if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "n100 63%: descent row fits"; else bad "n100 63%: descent row in: $(cat "$tmp/out")"; fi
+    "$xe" simulate "$n100" "$tmp/d.json" --devices gpu --budget 63% >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] && ok "n100 63%: simulate accepts the schedule" || bad "n100 63% simulate: exit $rc: $(cat "$tmp/err")"
 else
     echo "skip n100 check: $n100 not found"
 fi

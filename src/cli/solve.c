@@ -427,9 +427,13 @@ int xe_cli_solve(int argc, char **argv)
     if (!pr.sol.R) {
         char hint[384];
         if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
+            const char *desc = NULL; /* how close budget descent came, when it ran */
+            for (int k = 0; k < pr.nrows; k++)
+                if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
             fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
-                            "portfolio found none either); raise --time-limit or the budget%s\n",
-                    io.graph, po.time_limit, budget_hint(in, hint, sizeof hint));
+                            "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
+                    io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
+                    budget_hint(in, hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "

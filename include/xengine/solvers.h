@@ -189,6 +189,7 @@ typedef struct xe_descent_result {
     double time_found;      /* wall seconds until sol fitted (0 without schedule) */
     double time_total;      /* wall seconds spent */
     int iterations, improvements;
+    int restarts;           /* fresh starts after 16 neighbourhoods without gain */
     int proven;             /* 1: a neighbourhood covering the whole model was solved to
                                optimality with overflow left: no stage schedule fits */
 } xe_descent_result;
@@ -211,7 +212,10 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
  * the incumbent's own peaks as hard caps, each stage's overflow above in's budgets paid
  * in the objective at a weight per byte above any stage schedule's cost, so that the
  * optimum of a neighbourhood minimises overflow first, cost second). A neighbourhood's
- * answer replaces the incumbent when its total overflow is lower. Returns XE_OK with
+ * answer replaces the incumbent when its total overflow is lower (or equal at a lower
+ * cost); after 16 neighbourhoods without a lower overflow the search restarts from the
+ * greedy at 1.06x, 1.08x, ... the budgets (the least overflow seen is kept for the
+ * report). Returns XE_OK with
  * res->sol within the budgets; XE_EINFEASIBLE (res->proven) when a neighbourhood that
  * frees every node is solved to optimality with overflow left, at least 1 byte and
  * 10^-6 of the largest budget (small graphs: a proof that no stage schedule fits; a

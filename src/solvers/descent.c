@@ -187,6 +187,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
 {
     double t0 = xe_now();
     memset(res, 0, sizeof *res);
+    xe_stages best = {0}; /* the least-overflow incumbent, kept across restarts */
     if (!(o->time_limit > 0) || o->threads < 1 || !(o->slice >= 0))
         return xe_err_set(err, XE_EINVAL, "descent: time limit must be > 0, threads >= 1, slice >= 0");
     const xe_graph *g = in->g;
@@ -233,9 +234,49 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     int failures = 0; /* consecutive neighbourhoods CBC failed on */
     double margin = xe_descent_margin(in);
     int unsure = 0;
+    /* restarts: after 16 neighbourhoods without a lower overflow, start again from the
+     * greedy at budgets 1.06x, 1.08x, ... (another structure; descents stall at
+     * different places); the least overflow seen is what a time-out reports */
+    int last_gain = 0, restarts = 0;
+    int64_t cap = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
+    double best_over = cur;
     for (int it = 0; cur > 0; it++) {
         double left = deadline - xe_now();
         if (left < 0.05) break;
+        if (it - last_gain >= 16) {
+            restarts++;
+            last_gain = it;
+            int fatal = 0;
+            xe_stages ns = {0};
+            double f = 1.0 + 0.02 * (restarts + 2);
+            if (greedy_scaled(in, f, cap, &ns, &fatal, NULL)) {
+                xe_stages_prune(in, &ns);
+                double c2 = overflow(in, &ns, U, over2, peak2);
+                if (c2 >= 0) {
+                    if (cur <= best_over) { /* keep the best incumbent before leaving it */
+                        xe_stages_clear(&best);
+                        best = res->sol;
+                        best_over = cur;
+                    } else {
+                        xe_stages_clear(&res->sol);
+                    }
+                    res->sol = ns;
+                    memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
+                    memcpy(peak, peak2, sizeof peak);
+                    cur = c2;
+                    target = 1500;
+                    if (o->progress)
+                        fprintf(stderr, "[descent] %6.1fs  restart %d from the greedy at %.2fx the budgets: overflow %.6g B\n",
+                                xe_now() - t0, restarts, f, cur);
+                    continue;
+                }
+            }
+            xe_stages_clear(&ns);
+            if (fatal == XE_ENOMEM) {
+                rc = xe_err_set(err, XE_ENOMEM, "descent: out of memory restarting");
+                goto out;
+            }
+        }
         /* a stage that overflows, drawn with probability proportional to its excess */
         double pick = (double)(xe_splitmix64(&rng) >> 11) / 9007199254740992.0 * cur, acc = 0;
         int ts = -1, ds = 0;
@@ -326,6 +367,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                 cur = nxt;
                 gained = lower;
                 res->improvements += lower;
+                if (lower) last_gain = it;
             }
         }
         int solved = mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed;
@@ -347,7 +389,15 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         if (!solved && mtime >= 0.9 * mo.time_limit) target = fmax(300, target * 0.66);
         else if (!gained && mtime < 0.3 * mo.time_limit && target * 1.3 <= 40000) target *= 1.3;
     }
+    if (cur > 0 && best.R && best_over < cur) { /* a time-out reports the least overflow seen */
+        xe_stages_clear(&res->sol);
+        res->sol = best;
+        memset(&best, 0, sizeof best);
+        cur = best_over;
+    }
+    xe_stages_clear(&best);
     res->overflow = cur;
+    res->restarts = restarts;
     res->time_total = xe_now() - t0;
     if (cur > 0 && res->proven) {
         rc = xe_err_set(err, XE_EINFEASIBLE, "descent: no stage schedule fits the budgets (proven: the whole model's least overflow is %.6g bytes)", cur);
@@ -376,6 +426,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     res->time_found = res->time_total;
 out:
     free(U), free(over), free(over2), free(ncols), free(mask), free(queue), free(reach);
+    xe_stages_clear(&best);
     if (rc && rc != XE_ETIMEOUT) xe_stages_clear(&res->sol);
     return rc;
 }

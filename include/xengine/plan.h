@@ -51,7 +51,9 @@ typedef struct xe_plan_row {
                             none); "descent"; "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
-                            the budgets", "still N B over the budgets", "no stage schedule
+                            the budgets", "still N B over at its worst stage" (the
+                            least-overflow incumbent's largest excess of one stage on one
+                            device), "no stage schedule
                             fits (proven)", "no start found"; milp: "no answer
                             (solver process ended)" after a CBC failure, "infeasible claimed,
                             refuted (ignored)", "stopped at the time limit (CBC overran it)"

@@ -170,7 +170,8 @@ typedef struct xe_descent_opts {
     double time_limit;  /* wall seconds, > 0 (default 60) */
     int threads;        /* CBC threads (1) */
     int isolate;        /* neighbourhood solves in a child process (0; see xe_milp_opts) */
-    int progress;       /* 1: one line on stderr per neighbourhood (0) */
+    int progress;       /* 1: one line on stderr per lower overflow and per restart, 2:
+                           also one per neighbourhood (0) */
     uint64_t seed;      /* neighbourhood choice (1) */
     double slice;       /* wall seconds at most per neighbourhood, 0: max(1, min(time_limit
                            / 30, 5)) as LNS */
@@ -185,7 +186,10 @@ typedef struct xe_descent_result {
                                incumbent over the budgets; 0 without schedule) */
     double start_overflow;  /* bytes: the start's overflow, summed over stages and devices
                                (each stage counted at its fullest step) */
-    double overflow;        /* bytes: the same for the last incumbent (0 on success) */
+    double overflow;        /* bytes: the same for the incumbent reported (the least seen;
+                               0 on success) */
+    double worst;           /* bytes: that incumbent's largest overflow of one stage on one
+                               device (0 on success) */
     double time_found;      /* wall seconds until sol fitted (0 without schedule) */
     double time_total;      /* wall seconds spent */
     int iterations, improvements;

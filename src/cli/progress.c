@@ -49,7 +49,7 @@ static void relay(int in, int out)
             continue;
         }
         if (c != '\n') continue; /* an overlong line is cut */
-        if (len >= 2 && line[0] == '[' && memchr(line, ']', len < 8 ? len : 8)) { /* "[milp]", "[lns]" */
+        if (len >= 2 && line[0] == '[' && memchr(line, ']', len < 12 ? len : 12)) { /* "[milp]", "[lns]", "[descent]" */
             put(out, "\r", 1);
             put(out, line, len);
             put(out, "\033[K", 3);

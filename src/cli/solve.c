@@ -437,7 +437,8 @@ int xe_cli_solve(int argc, char **argv)
             code = XE_EXIT_TIMEOUT;
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
-                            "run without --heuristic-only for the MILP, or raise the budget)%s\n", io.graph,
+                            "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
+                            "budget)%s\n", io.graph,
                     budget_hint(in, hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         }

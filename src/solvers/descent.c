@@ -266,7 +266,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                     cur = c2;
                     target = 1500;
                     if (o->progress)
-                        fprintf(stderr, "[descent] %6.1fs  restart %d from the greedy at %.2fx the budgets: overflow %.6g B\n",
+                        fprintf(stderr, "[descent] %6.1fs  restart %d from the greedy at %.2fx the budgets: overflow %.6g B over all stages\n",
                                 xe_now() - t0, restarts, f, cur);
                     continue;
                 }
@@ -381,8 +381,8 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
             break;
         }
         double mtime = mr.solve_time;
-        if (o->progress >= 1)
-            fprintf(stderr, "[descent] %6.1fs  overflow %.6g B%s (stage %d, %s, %d cols: %s %.2f s)\n", xe_now() - t0, cur,
+        if (o->progress >= 2 || (o->progress == 1 && gained))
+            fprintf(stderr, "[descent] %6.1fs  overflow %.6g B over all stages%s (stage %d, %s, %d cols: %s %.2f s)\n", xe_now() - t0, cur,
                     gained ? " (lower)" : "", ts, up ? "inputs" : "inputs+users", mr.nvars,
                     mrc == XE_OK ? xe_milp_status_str(mr.status) : "failed", mtime);
         xe_milp_result_clear(&mr);
@@ -397,6 +397,8 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     }
     xe_stages_clear(&best);
     res->overflow = cur;
+    if (cur > 0 && overflow(in, &res->sol, U, over, peak) >= 0) /* the reported incumbent's worst stage */
+        for (int k = 0; k < n * D; k++) res->worst = fmax(res->worst, over[k]);
     res->restarts = restarts;
     res->time_total = xe_now() - t0;
     if (cur > 0 && res->proven) {

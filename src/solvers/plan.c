@@ -158,7 +158,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             dopt.time_limit = fmax(0.1, 0.6 * o->time_limit - (xe_now() - td0)); /* the start's search counts */
             dopt.threads = o->threads;
             dopt.isolate = 1;
-            dopt.progress = o->progress >= 2;
+            dopt.progress = o->progress;
             dopt.slice = o->slice;
             drc = xe_descent_solve(in, &dstart, &dopt, &dres, &e2);
         }
@@ -179,8 +179,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         } else if (dres.proven) {
             dr.status = "no stage schedule fits (proven)";
         } else if (drc == XE_ETIMEOUT && dres.sol.R) {
-            snprintf(res->descent_status, sizeof res->descent_status, "still %.6g B over the budgets",
-                     dres.overflow);
+            snprintf(res->descent_status, sizeof res->descent_status, "still %.6g B over at its worst stage",
+                     dres.worst);
             dr.status = res->descent_status;
         } else if (drc == XE_ETIMEOUT || drc == XE_EINFEASIBLE) {
             dr.status = "no start found";

@@ -266,23 +266,17 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
     if (has_method(o, "descent") && !have_heur) {
         /* budget descent (docs/lns.md) where the portfolio finds nothing; t_first and
          * t_best: from the start of the descent's own start search */
-        xe_stages ds;
+        xe_descent_opts dopt;
+        xe_descent_opts_default(&dopt);
+        dopt.time_limit = o->limit;
+        dopt.threads = o->threads;
+        dopt.isolate = 1;
+        dopt.progress = o->verbose;
+        dopt.slice = o->slice;
+        dopt.seed = o->seed;
         xe_descent_result dr;
-        memset(&dr, 0, sizeof dr);
         t0 = xe_now();
-        int rc = xe_descent_start(in, o->limit, &ds, NULL, &err);
-        if (rc == XE_OK) {
-            xe_descent_opts dopt;
-            xe_descent_opts_default(&dopt);
-            dopt.time_limit = fmax(0.1, o->limit - (xe_now() - t0));
-            dopt.threads = o->threads;
-            dopt.isolate = 1;
-            dopt.progress = o->verbose;
-            dopt.slice = o->slice;
-            dopt.seed = o->seed;
-            rc = xe_descent_solve(in, &ds, &dopt, &dr, &err);
-            xe_stages_clear(&ds);
-        }
+        int rc = xe_descent(in, &dopt, &dr, &err);
         double tt = xe_now() - t0;
         int ok = rc == XE_OK && valid(in, &dr.sol);
         if (ok) snprintf(desc_status, sizeof desc_status, "fits the budgets");

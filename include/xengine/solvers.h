@@ -231,6 +231,12 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
 int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
                      xe_err *err);
 
+/* xe_descent_start (within o->time_limit) then xe_descent_solve from its schedule in the
+ * time left (at least 0.1 s): the whole budget descent in one call. res is initialised
+ * here, as by xe_descent_solve; the start's errors (XE_ETIMEOUT, XE_EINFEASIBLE: no start
+ * schedule, res->sol empty, res->iterations 0) or xe_descent_solve's. */
+int xe_descent(const xe_instance *in, const xe_descent_opts *o, xe_descent_result *res, xe_err *err);
+
 /* Bytes of overflow below which CBC's answers cannot be told from a fit: 1 byte, or
  * 10^-6 of the largest budget when that is more (LP tolerances are relative, about
  * 10^-9: one byte of a GB budget is below them; tests/test_descent.c shows false

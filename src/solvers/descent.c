@@ -122,6 +122,17 @@ static double soft_weight(const xe_instance *in)
     return fmax(2.0 * cmax, 1e-6);
 }
 
+/* The soft model's instance and budgets: rel = in with each budget raised to peak[d]
+ * (what the incumbent uses: it must fit the hard caps), soft[d] = in's budget. */
+static void soft_caps(const xe_instance *in, const int64_t *peak, xe_instance *rel, int64_t *soft)
+{
+    *rel = *in; /* shallow: only the budgets differ */
+    for (int d = 0; d < in->ndev; d++) {
+        soft[d] = in->dev[d].budget;
+        if (peak[d] > rel->dev[d].budget) rel->dev[d].budget = peak[d];
+    }
+}
+
 double xe_descent_margin(const xe_instance *in)
 {
     double margin = 1.0;
@@ -151,12 +162,9 @@ int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int
     int confirmed = 0;
     double cur = overflow(in, &start, U, over, peak);
     if (cur > 0) {
-        xe_instance rel = *in; /* the start's peaks are the hard caps */
+        xe_instance rel;
         int64_t soft[XE_MAX_DEV];
-        for (int d = 0; d < D; d++) {
-            soft[d] = in->dev[d].budget;
-            if (peak[d] > rel.dev[d].budget) rel.dev[d].budget = peak[d];
-        }
+        soft_caps(in, peak, &rel, soft);
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
         mo.start = &start;
@@ -180,6 +188,22 @@ int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int
     free(U), free(over);
     xe_stages_clear(&start);
     return rc ? rc : confirmed;
+}
+
+int xe_descent(const xe_instance *in, const xe_descent_opts *o, xe_descent_result *res, xe_err *err)
+{
+    double t0 = xe_now();
+    memset(res, 0, sizeof *res);
+    if (!(o->time_limit > 0))
+        return xe_err_set(err, XE_EINVAL, "descent: time limit must be > 0");
+    xe_stages start;
+    int rc = xe_descent_start(in, o->time_limit, &start, NULL, err);
+    if (rc) return rc;
+    xe_descent_opts rest = *o; /* the start's search counts */
+    rest.time_limit = fmax(0.1, o->time_limit - (xe_now() - t0));
+    rc = xe_descent_solve(in, &start, &rest, res, err);
+    xe_stages_clear(&start);
+    return rc;
 }
 
 int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_descent_opts *o, xe_descent_result *res,
@@ -221,13 +245,13 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         goto out;
     }
     res->start_overflow = cur;
+    double cur_cost = xe_stages_cost(in, &res->sol); /* seconds, of the incumbent */
     int per = 2 * D + D * (D - 1);
     for (int t = 0; t < n; t++)
         for (int i = 0; i <= t; i++)
             if (i == t || reach[i] >= t) ncols[i] += per;
     double weight = soft_weight(in);
     int64_t soft[XE_MAX_DEV];
-    for (int d = 0; d < D; d++) soft[d] = in->dev[d].budget;
     double target = 1500; /* binary columns per neighbourhood, as LNS starts */
     uint64_t rng = o->seed ? o->seed : 1;
     double deadline = t0 + o->time_limit;
@@ -264,6 +288,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                     memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
                     memcpy(peak, peak2, sizeof peak);
                     cur = c2;
+                    cur_cost = xe_stages_cost(in, &res->sol);
                     target = 1500;
                     if (o->progress)
                         fprintf(stderr, "[descent] %6.1fs  restart %d from the greedy at %.2fx the budgets: overflow %.6g B over all stages\n",
@@ -313,20 +338,17 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         }
         qt = nseed;
         int up = it % 2; /* every other turn: inputs only (what recomputing them needs) */
-        double want = target;
-        while (qh < qt && cols < want) {
+        while (qh < qt && cols < target) {
             int v = queue[qh++];
-            for (int p = g->pred_off[v]; p < g->pred_off[v + 1] && cols < want; p++)
+            for (int p = g->pred_off[v]; p < g->pred_off[v + 1] && cols < target; p++)
                 if (!mask[g->pred[p]]) mask[g->pred[p]] = 1, queue[qt++] = g->pred[p], cols += (double)ncols[g->pred[p]];
-            for (int p = g->succ_off[v]; !up && p < g->succ_off[v + 1] && cols < want; p++)
+            for (int p = g->succ_off[v]; !up && p < g->succ_off[v + 1] && cols < target; p++)
                 if (!mask[g->succ[p]]) mask[g->succ[p]] = 1, queue[qt++] = g->succ[p], cols += (double)ncols[g->succ[p]];
         }
         int nfree = 0;
         for (int i = 0; i < n; i++) nfree += mask[i];
-        /* the hard caps: what the incumbent uses (it must fit them) */
-        xe_instance rel = *in;
-        for (int d = 0; d < D; d++)
-            if (peak[d] > rel.dev[d].budget) rel.dev[d].budget = peak[d];
+        xe_instance rel;
+        soft_caps(in, peak, &rel, soft);
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
         mo.fix = &res->sol;
@@ -357,7 +379,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
             /* lower overflow; or the same with lower cost (a sideways move that the
              * next neighbourhoods start from) */
             int lower = nxt >= 0 && nxt < cur - 0.5;
-            int same = nxt >= 0 && !lower && nxt <= cur + 0.5 && mr.objective < xe_stages_cost(in, &res->sol) - 1e-9;
+            int same = nxt >= 0 && !lower && nxt <= cur + 0.5 && mr.objective < cur_cost - 1e-9;
             if (lower || same) {
                 xe_stages_clear(&res->sol);
                 res->sol = mr.sol;
@@ -365,6 +387,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                 memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
                 memcpy(peak, peak2, sizeof peak);
                 cur = nxt;
+                cur_cost = mr.objective;
                 gained = lower;
                 res->improvements += lower;
                 if (lower) last_gain = it;

@@ -90,7 +90,6 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     memset(&mr, 0, sizeof mr);
     xe_descent_result dres;
     memset(&dres, 0, sizeof dres);
-    xe_stages dstart = {0};
     xe_err e2 = {{0}};
     const xe_stages *best = NULL;
     double best_cost = INFINITY;
@@ -151,17 +150,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (o->phase) o->phase(o->ctx, "descent");
         double td0 = xe_now();
         xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};
-        int drc = xe_descent_start(in, 0.6 * o->time_limit, &dstart, NULL, &e2);
-        if (drc == XE_OK) {
-            xe_descent_opts dopt;
-            xe_descent_opts_default(&dopt);
-            dopt.time_limit = fmax(0.1, 0.6 * o->time_limit - (xe_now() - td0)); /* the start's search counts */
-            dopt.threads = o->threads;
-            dopt.isolate = 1;
-            dopt.progress = o->progress;
-            dopt.slice = o->slice;
-            drc = xe_descent_solve(in, &dstart, &dopt, &dres, &e2);
-        }
+        xe_descent_opts dopt;
+        xe_descent_opts_default(&dopt);
+        dopt.time_limit = 0.6 * o->time_limit;
+        dopt.threads = o->threads;
+        dopt.isolate = 1;
+        dopt.progress = o->progress;
+        dopt.slice = o->slice;
+        int drc = xe_descent(in, &dopt, &dres, &e2);
         if (drc == XE_ENOMEM) {
             rc = xe_err_set(err, drc, "%s", e2.msg);
             goto out;
@@ -352,6 +348,5 @@ out:
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
     xe_stages_clear(&dres.sol);
-    xe_stages_clear(&dstart);
     return rc;
 }

@@ -289,6 +289,7 @@ int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weigh
             for (int i = 0; i <= t; i++) {
                 if (!has_presence(m, t, i, d)) continue;
                 int keep = t + 1 < n ? m->iS[IDX3(m, t + 1, i, d)] : -1;
+                int f_first = -1, f_last = -1; /* FREE columns of (t, i, d): contiguous */
                 for (int q = -1; q < g->succ_off[i + 1] - g->succ_off[i]; q++) {
                     int k = q < 0 ? i : g->succ[g->succ_off[i] + q];
                     if (k >= t) break; /* a free after the last step changes no U row */
@@ -300,6 +301,8 @@ int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weigh
                     if (!act_any) continue;
                     int f = add_free_var(m, &capfv, t, i, k, d);
                     TRY(f);
+                    if (f_first < 0) f_first = f;
+                    f_last = f;
                     /* FREE <= act */
                     TRY(add_row(m, -INFINITY, 0.0));
                     TRY(add_nz(m, f, 1.0));
@@ -310,22 +313,29 @@ int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weigh
                                 TRY(add_nz(m, m->iC[IDX4(m, t, i, e, d)], -1.0));
                                 TRY(add_nz(m, m->iC[IDX4(m, t, i, d, e)], -1.0));
                             }
-                    /* FREE + S[t+1] <= 1 */
-                    if (keep >= 0) {
-                        TRY(add_row(m, -INFINITY, 1.0));
-                        TRY(add_nz(m, f, 1.0));
-                        TRY(add_nz(m, keep, 1.0));
-                    }
-                    /* FREE + R[t][j] <= 1 for later users j <= t */
-                    for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
-                        int j = g->succ[p];
-                        if (j <= k || j > t || m->iR[IDX3(m, t, j, d)] < 0) continue;
-                        TRY(add_row(m, -INFINITY, 1.0));
-                        TRY(add_nz(m, f, 1.0));
-                        TRY(add_nz(m, m->iR[IDX3(m, t, j, d)], 1.0));
-                    }
                     /* the free lowers U from step k + 1 on */
                     TRY(add_nz_row(m, urow[IDX3(m, t, k + 1, d)], f, (double)g->nodes[i].mem / m->mscale));
+                }
+                if (f_first < 0) continue;
+                /* i is freed at most once per stage and device, only when present, and not
+                 * when stage t+1 keeps it: sum_k FREE + S[t+1] <= P */
+                TRY(add_row(m, -INFINITY, 0.0));
+                for (int f = f_first; f <= f_last; f++) TRY(add_nz(m, f, 1.0));
+                TRY(add_nz(m, keep, 1.0));
+                TRY(add_presence(m, t, i, d, -1.0));
+                /* no free before a later user j <= t that runs on d:
+                 * sum_{k < j} FREE[t][i][k][d] + R[t][j][d] <= P */
+                for (int p = g->succ_off[i]; p < g->succ_off[i + 1]; p++) {
+                    int j = g->succ[p];
+                    if (j > t || m->iR[IDX3(m, t, j, d)] < 0) continue;
+                    int any = 0;
+                    for (int f = f_first; f <= f_last; f++) any |= m->fv[f - m->free0].k < j;
+                    if (!any) continue;
+                    TRY(add_row(m, -INFINITY, 0.0));
+                    for (int f = f_first; f <= f_last; f++)
+                        if (m->fv[f - m->free0].k < j) TRY(add_nz(m, f, 1.0));
+                    TRY(add_nz(m, m->iR[IDX3(m, t, j, d)], 1.0));
+                    TRY(add_presence(m, t, i, d, -1.0));
                 }
             }
     /* soft budgets: sigma[t][d] >= U[t][k][d] - soft[d] for every step k */

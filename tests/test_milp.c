@@ -168,7 +168,7 @@ static void test_isolated_solve_matches(void **state)
 }
 
 /* A 600-node training chain builds a model of ~10^6 columns, far more than the child
- * can build and solve in 0.05 s + 0.25 s of grace: it is killed, no schedule, no error. */
+ * can build and solve in 0.05 s + 0.1 s of grace: it is killed, no schedule, no error. */
 static void test_isolated_solve_killed(void **state)
 {
     (void)state;
@@ -191,8 +191,26 @@ static void test_isolated_solve_killed(void **state)
     assert_int_equal(r.killed, 1);
     assert_int_equal(r.status, XE_MILP_NO_SOLUTION);
     assert_null(r.sol.R);
-    assert_true(r.solve_time >= 0.3); /* it waited for the limit plus the grace (0.25 s) */
+    assert_true(r.solve_time >= 0.05 + xe_milp_grace(0.05)); /* it waited for the limit plus the grace (0.1 s) */
     xe_instance_free(in);
+}
+
+/* The grace and its inverse: a solve given xe_milp_limit_within(s) ends, grace included,
+ * exactly at s (so LNS and xe_plan keep their time limits); limits by hand. */
+static void test_limit_within(void **state)
+{
+    (void)state;
+    assert_true(fabs(xe_milp_grace(0.05) - 0.1) < 1e-12);
+    assert_true(fabs(xe_milp_grace(5) - 0.5) < 1e-12);
+    assert_true(fabs(xe_milp_grace(60) - 1.0) < 1e-12);
+    assert_true(fabs(xe_milp_limit_within(0.5) - 0.4) < 1e-12);
+    assert_true(fabs(xe_milp_limit_within(5.5) - 5.0) < 1e-12);
+    assert_true(fabs(xe_milp_limit_within(61) - 60) < 1e-12);
+    assert_true(xe_milp_limit_within(0.08) < 0);
+    for (double s = 0.1; s < 30; s *= 1.07) {
+        double l = xe_milp_limit_within(s);
+        assert_true(fabs(l + xe_milp_grace(l) - s) < 1e-9);
+    }
 }
 
 /* Six devices with the greedy schedule as MIP start: CBC 2.10 rejects such starts
@@ -249,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_copy_not_worth_paying),
         cmocka_unit_test(test_isolated_solve_matches),
         cmocka_unit_test(test_isolated_solve_killed),
+        cmocka_unit_test(test_limit_within),
         cmocka_unit_test(test_six_devices_with_start),
         cmocka_unit_test(test_vgg16_full_budget),
     };

@@ -129,6 +129,46 @@ static void test_auto_short_limit_bounds(void **state)
     assert_true(checked >= 5);
 }
 
+/* Short limits are kept: on a 40-node instance whose whole MILP CBC cannot solve in
+ * them, auto, lns and milp end within the limit (plus 0.15 s for what follows the
+ * last phase: copying the schedule, the final cost), or within the portfolio's own time
+ * when that alone is longer (it is not interruptible); the schedule is valid. */
+static void test_short_limits_kept(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_instance(7, 40, 1, 0);
+    assert_non_null(in);
+    in->dev[0].budget = xe_graph_total_mem(in->g) / 3;
+    xe_err err;
+    xe_stages st;
+    int rc = xe_heur_best(in, &st, NULL, &err);
+    while (rc == XE_EINFEASIBLE) {
+        in->dev[0].budget += in->dev[0].budget / 10;
+        rc = xe_heur_best(in, &st, NULL, &err);
+    }
+    assert_int_equal(rc, XE_OK);
+    xe_stages_clear(&st);
+    const double limits[] = {0.1, 0.4};
+    const xe_plan_mode modes[] = {XE_PLAN_AUTO, XE_PLAN_LNS, XE_PLAN_MILP};
+    for (int l = 0; l < 2; l++)
+        for (int m = 0; m < 3; m++) {
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.time_limit = limits[l];
+            o.mode = modes[m];
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            if (r.time_total > fmax(o.time_limit, r.time_heur) + 0.15)
+                print_error("mode %s, limit %g s: %.3f s (portfolio %.3f s)\n", xe_plan_mode_name(modes[m]), o.time_limit,
+                            r.time_total, r.time_heur);
+            assert_true(r.time_total <= fmax(o.time_limit, r.time_heur) + 0.15);
+            assert_non_null(r.sol.R);
+            xe_test_assert_stages_valid(in, &r.sol);
+            xe_plan_result_clear(&r);
+        }
+    xe_instance_free(in);
+}
+
 /* Heuristic mode: exactly the portfolio's schedule and cost, one row, no exact phase;
  * bound = min(xe_bound_stage, cost). */
 static void test_heuristic_mode_is_portfolio(void **state)
@@ -391,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_auto_and_milp_prove_optimum),
         cmocka_unit_test(test_auto_short_limit_bounds),
+        cmocka_unit_test(test_short_limits_kept),
         cmocka_unit_test(test_heuristic_mode_is_portfolio),
         cmocka_unit_test(test_infeasible_budget),
         cmocka_unit_test(test_extra_starts),

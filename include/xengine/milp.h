@@ -17,7 +17,7 @@ typedef struct xe_milp_opts {
     int progress;      /* 1: one line on stderr at most every second while solving */
     const xe_stages *start; /* MIP start (must pass xe_stages_check), or NULL */
     int isolate;       /* 1: solve in a child process killed at time_limit + grace
-                          (10% of it, from 0.25 s to 1 s), since CBC checks its
+                          (xe_milp_grace), since CBC checks its
                           own limit only between phases and overruns it on large
                           models (default 0) */
     /* Window solve for large-neighbourhood search (docs/lns.md): when fix is non-NULL
@@ -67,6 +67,14 @@ typedef struct xe_milp_result {
     int killed;        /* 1 when the isolated solve was stopped at the hard limit */
     xe_stages sol;     /* owned: the schedule found (zeroed when none); xe_stages_clear */
 } xe_milp_result;
+
+/* Seconds an isolated solve (opts.isolate) may run past its time_limit before it is
+ * killed: 10% of the limit, from 0.1 s to 1 s. */
+double xe_milp_grace(double time_limit);
+
+/* The largest time_limit (seconds) whose isolated solve ends, grace included, within
+ * `seconds`; <= 0 when even a zero limit would not (callers then skip the solve). */
+double xe_milp_limit_within(double seconds);
 
 /* Defaults described above. */
 void xe_milp_opts_default(xe_milp_opts *o);

@@ -106,8 +106,7 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
         child(in, o, solve, fds[1]);
     }
     close(fds[1]);
-    /* grace for CBC to return after its own limit: 10% of it, between 0.25 s and 1 s */
-    double deadline = t0 + o->time_limit + fmin(1.0, fmax(0.25, 0.1 * o->time_limit));
+    double deadline = t0 + o->time_limit + xe_milp_grace(o->time_limit);
     int late = 0, rc = XE_OK;
     wire w;
     if (read_all(fds[0], &w, sizeof w, deadline, &late) == 0) {
@@ -148,4 +147,13 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     }
     if (res->killed) res->solve_time = xe_now() - t0;
     return rc;
+}
+
+double xe_milp_grace(double time_limit) { return fmin(1.0, fmax(0.1, 0.1 * time_limit)); }
+
+double xe_milp_limit_within(double seconds)
+{
+    if (seconds <= 1.1) return seconds - 0.1; /* limit < 1 s: grace 0.1 s */
+    if (seconds <= 11.0) return seconds / 1.1; /* grace 10% of the limit */
+    return seconds - 1.0;                     /* grace 1 s */
 }

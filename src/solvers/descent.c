@@ -200,7 +200,7 @@ int xe_descent(const xe_instance *in, const xe_descent_opts *o, xe_descent_resul
     int rc = xe_descent_start(in, o->time_limit, &start, NULL, err);
     if (rc) return rc;
     xe_descent_opts rest = *o; /* the start's search counts */
-    rest.time_limit = fmax(0.1, o->time_limit - (xe_now() - t0));
+    rest.time_limit = fmax(1e-3, o->time_limit - (xe_now() - t0));
     rc = xe_descent_solve(in, &start, &rest, res, err);
     xe_stages_clear(&start);
     return rc;
@@ -361,7 +361,8 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         mo.soft_budget = soft;
         mo.soft_weight = weight;
         double slice = o->slice > 0 ? o->slice : fmax(1.0, fmin(o->time_limit / 30, 5.0));
-        mo.time_limit = fmin(slice, left);
+        mo.time_limit = fmin(slice, xe_milp_limit_within(left)); /* its process ends within the limit */
+        if (mo.time_limit < 0.02) break;
         xe_milp_result mr;
         xe_err e2;
         int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);

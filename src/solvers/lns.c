@@ -201,7 +201,8 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         /* a neighbourhood gets a slice of the time; the whole model gets what is left */
         int whole = !nodes_kind && w == n;
         double slice = whole ? left : o->slice > 0 ? o->slice : fmax(1.0, fmin(o->time_limit / 30, 5.0));
-        mo.time_limit = fmin(slice, left);
+        mo.time_limit = fmin(slice, xe_milp_limit_within(left)); /* its process ends within the limit */
+        if (mo.time_limit < 0.02) break;
         xe_milp_result mr;
         rc = xe_milp_solve(in, &mo, &mr, err);
         if (rc == XE_ESOLVER || rc == XE_EINVAL) {

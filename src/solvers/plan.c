@@ -61,6 +61,13 @@ static void trace(xe_plan_result *res, double t, double obj)
     res->trace_obj[k] = obj;
 }
 
+/* Seconds left of the call's time limit (negative once it has passed). */
+static double time_left(const xe_plan_opts *o, double t_start) { return o->time_limit - (xe_now() - t_start); }
+
+/* Below this many seconds left a phase is not started (it could not do anything useful
+ * and would overrun the limit by its start-up: model building, a solver process). */
+#define XE_PLAN_MIN_PHASE 0.05
+
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
     if (res->nrows < 4) res->rows[res->nrows++] = *r;
@@ -145,14 +152,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
     /* 1b. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
-    double t_left = o->time_limit;
     if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         if (o->phase) o->phase(o->ctx, "descent");
         double td0 = xe_now();
         xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};
         xe_descent_opts dopt;
         xe_descent_opts_default(&dopt);
-        dopt.time_limit = 0.6 * o->time_limit;
+        dopt.time_limit = fmax(1e-3, 0.6 * time_left(o, t_start));
         dopt.threads = o->threads;
         dopt.isolate = 1;
         dopt.progress = o->progress;
@@ -163,7 +169,6 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             goto out;
         }
         dr.time = xe_now() - td0;
-        t_left = fmax(0.25, o->time_limit - dr.time);
         if (drc == XE_OK) {
             best = &dres.sol;
             best_cost = dres.objective;
@@ -194,14 +199,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     /* 2. LNS (auto: 60% of the time, lns: all of it; docs/lns.md) */
-    double t_lns = 0;
     int skip_milp = 0; /* LNS had all the time or proved its schedule: no MILP after it */
     if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || xe_milp_binary_estimate(in) > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
         xe_lns_opts_default(&lo);
-        lo.time_limit = all ? t_left : 0.6 * t_left;
+        lo.time_limit = fmax(1e-3, (all ? 1.0 : 0.6) * time_left(o, t_start));
         lo.rel_gap = o->rel_gap;
         lo.bound = lb;
         lo.threads = o->threads;
@@ -212,7 +216,6 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         double t_lns0 = xe_now() - t_start;
         rc = xe_lns_solve(in, best, &lo, &lns, err);
         if (rc) goto out;
-        t_lns = lns.time_total;
         double llb = fmax(lb, lns.bound);
         double lgap = rel_gap(lns.objective, llb);
         xe_plan_row lr = {.method = "lns",
@@ -240,11 +243,20 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
-    /* 3. the whole MILP: milp, auto after LNS, and any mode without a start schedule */
+    /* 3. the whole MILP: milp, auto after LNS, and any mode without a start schedule;
+     * not started when the time limit has (nearly) passed */
+    double milp_limit = xe_milp_limit_within(time_left(o, t_start)); /* its process ends in time */
+    if (!skip_milp && milp_limit < XE_PLAN_MIN_PHASE) {
+        xe_plan_row r = {.method = "milp", .status = "not run (time limit reached)", .objective = INFINITY,
+                         .bound = NAN, .gap = NAN, .milp_status = -1};
+        emit(o, res, &r);
+        res->milp_status = best ? XE_MILP_FEASIBLE : XE_MILP_NO_SOLUTION;
+        skip_milp = 1;
+    }
     if (!skip_milp) {
         xe_milp_opts mo;
         xe_milp_opts_default(&mo);
-        mo.time_limit = t_lns > 0 ? fmax(0.25, t_left - t_lns) : t_left;
+        mo.time_limit = milp_limit;
         mo.rel_gap = o->rel_gap;
         mo.threads = o->threads;
         mo.progress = o->progress;
@@ -287,8 +299,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && !best && xe_descent_margin(in) > 1) {
             /* budgets too large for CBC to resolve single bytes: a claim stands only when the
              * soft model's least overflow is beyond that resolution (docs/lns.md) */
-            double spent = xe_now() - t_start - res->time_heur;
-            int c = xe_descent_confirm_infeasible(in, fmax(1.0, o->time_limit - spent), o->threads, NULL, &e2);
+            int c = xe_descent_confirm_infeasible(in, fmax(XE_PLAN_MIN_PHASE, time_left(o, t_start)), o->threads, NULL, &e2);
             if (c == XE_ENOMEM) rc = c;
             else if (c != 1) {
                 mr.status = XE_MILP_NO_SOLUTION;

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""bench/table.py — the README's benchmark tables and target counts from xe_bench CSVs.
+
+    python3 bench/table.py RESULTS.csv [MORE.csv ...]
+
+Reads every row of the given CSVs (bench/run.sh or xe_bench --csv; several runs of
+disjoint cases may be given) and prints, as Markdown:
+  1. graphs with a milp-nostart row (the full method list): best baseline, heuristic,
+     milp+start, LNS, plain MILP (costs relative to no recomputation), the case's bound,
+     LNS gap, LNS and plain MILP time to their best, LNS time to the plain MILP's final
+     objective;
+  2. the other graphs (LNS only);
+  3. auto rows, where present;
+  4. the issue's targets counted from the LNS rows: within 1% of the bound up to 100
+     nodes, within 5% up to 250, and reaching the plain MILP's final objective 10x sooner.
+It only formats what xe_bench measured; nothing is recomputed.
+"""
+import csv
+import math
+import sys
+
+BASELINES = ["checkpoint-all", "chen-sqrt", "chen-greedy", "one-device", "fastest-device", "revolve", "chain-dp"]
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def load(paths):
+    cases = {}
+    order = []
+    for p in paths:
+        with open(p, newline="") as f:
+            for r in csv.DictReader(f):
+                key = (r["graph"], r["preset"], int(r["budget_pct"]))
+                if key not in cases:
+                    cases[key] = {"nodes": int(r["nodes"]), "rows": {}}
+                    order.append(key)
+                cases[key]["rows"].setdefault(r["method"], r)
+    return cases, order
+
+
+def rel(r):
+    v = num(r["rel_cost"]) if r else math.nan
+    return "-" if not math.isfinite(v) else "%.4f" % v
+
+
+def t(r, col):
+    v = num(r[col]) if r else math.nan
+    return "-" if not math.isfinite(v) else "%.2f" % v
+
+
+def short(g):
+    return g.replace("checkmate_", "").replace("_train", "")
+
+
+def base_rel(rows):
+    """relative bound: bound_s / (objective_s / rel_cost) of any row with a schedule"""
+    for r in rows.values():
+        o, c, b = num(r["objective_s"]), num(r["rel_cost"]), num(r["bound_s"])
+        if math.isfinite(o) and math.isfinite(c) and c > 0 and math.isfinite(b):
+            return b / (o / c)
+    return math.nan
+
+
+def best_baseline(rows):
+    best = None
+    for m in BASELINES:
+        r = rows.get(m)
+        if r and math.isfinite(num(r["rel_cost"])) and (best is None or num(r["rel_cost"]) < num(best[1]["rel_cost"])):
+            best = (m, r)
+    return "%s (%s)" % (rel(best[1]), best[0]) if best else "none"
+
+
+def gap(r):
+    v = num(r["gap"]) if r else math.nan
+    return "-" if not math.isfinite(v) else "%.2f%%" % (100 * max(v, 0.0))
+
+
+def main(paths):
+    cases, order = load(paths)
+    order.sort(key=lambda k: (k[0], k[1] != "gpu+cpu", -k[2]))
+    full = [k for k in order if any("milp-nostart" in cases[j]["rows"] for j in order if j[0] == k[0])]
+    large = [k for k in order if k not in full and any(m in cases[k]["rows"] for m in ("lns", "all", "heuristic"))]
+    print("| graph | preset | budget | best baseline | heuristic | milp+start | LNS | MILP, no start | bound | LNS gap "
+          "| LNS t_best s | plain t_best s | LNS t to plain's objective s |")
+    print("|" + "---|" * 13)
+    for k in full:
+        rows = cases[k]["rows"]
+        if "lns" not in rows and "milp-nostart" not in rows:
+            if "all" in rows:
+                print("| %s | %s | %d%% | infeasible (proven) | | | | | | | | | |" % (short(k[0]), k[1], k[2]))
+            continue
+        lns, plain = rows.get("lns"), rows.get("milp-nostart")
+        b = base_rel(rows)
+        print("| %s | %s | %d%% | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            short(k[0]), k[1], k[2], best_baseline(rows), rel(rows.get("heuristic")), rel(rows.get("milp+start")),
+            rel(lns), rel(plain), "-" if not math.isfinite(b) else "%.4f" % b, gap(lns),
+            t(lns, "t_best_s"), t(plain, "t_best_s"), t(lns, "t_reach_plain_s")))
+    if large:
+        print()
+        print("| graph | preset | budget | best baseline | heuristic | LNS | bound | LNS gap | LNS t_best s |")
+        print("|" + "---|" * 9)
+        for k in large:
+            rows = cases[k]["rows"]
+            if "lns" not in rows:
+                if "all" in rows:
+                    print("| %s | %s | %d%% | infeasible (proven) | | | | | |" % (short(k[0]), k[1], k[2]))
+                else:
+                    print("| %s | %s | %d%% | %s | - | - | - | - | - |" % (short(k[0]), k[1], k[2], best_baseline(rows)))
+                continue
+            lns = rows["lns"]
+            b = base_rel(rows)
+            print("| %s | %s | %d%% | %s | %s | %s | %s | %s | %s |" % (
+                short(k[0]), k[1], k[2], best_baseline(rows), rel(rows.get("heuristic")), rel(lns),
+                "-" if not math.isfinite(b) else "%.4f" % b, gap(lns), t(lns, "t_best_s")))
+    auto = [k for k in order if "auto" in cases[k]["rows"]]
+    if auto:
+        print()
+        print("| graph | preset | budget | heuristic | auto | status | auto's gap | auto t_best s |")
+        print("|" + "---|" * 8)
+        for k in auto:
+            a = cases[k]["rows"]["auto"]
+            print("| %s | %s | %d%% | %s | %s | %s | %s | %s |" % (
+                short(k[0]), k[1], k[2], rel(cases[k]["rows"].get("heuristic")), rel(a), a["status"], gap(a),
+                t(a, "t_best_s")))
+    # targets, from the LNS rows
+    one = [k for k in order if cases[k]["nodes"] <= 100 and "lns" in cases[k]["rows"]
+           and math.isfinite(num(cases[k]["rows"]["lns"]["objective_s"]))]
+    five = [k for k in order if cases[k]["nodes"] <= 250 and "lns" in cases[k]["rows"]
+            and math.isfinite(num(cases[k]["rows"]["lns"]["objective_s"]))]
+    ok1 = [k for k in one if num(cases[k]["rows"]["lns"]["gap"]) <= 0.01]
+    ok5 = [k for k in five if num(cases[k]["rows"]["lns"]["gap"]) <= 0.05]
+    ten = [k for k in order if "milp-nostart" in cases[k]["rows"]
+           and math.isfinite(num(cases[k]["rows"]["milp-nostart"]["objective_s"])) and "lns" in cases[k]["rows"]]
+    ok10 = [k for k in ten if num(cases[k]["rows"]["lns"]["t_reach_plain_s"])
+            <= num(cases[k]["rows"]["milp-nostart"]["t_best_s"]) / 10]
+    print()
+    print("targets (LNS rows): within 1%% up to 100 nodes: %d of %d; within 5%% up to 250 nodes: %d of %d; "
+          "plain MILP's final objective 10x sooner: %d of %d" % (len(ok1), len(one), len(ok5), len(five), len(ok10), len(ten)))
+    for k in one:
+        if k not in ok1:
+            print("  1%% miss: %s %s %d%%: %s" % (short(k[0]), k[1], k[2], gap(cases[k]["rows"]["lns"])))
+    for k in ten:
+        if k not in ok10:
+            r, p = cases[k]["rows"]["lns"], cases[k]["rows"]["milp-nostart"]
+            print("  10x miss: %s %s %d%%: LNS %s s vs plain %s s" % (short(k[0]), k[1], k[2], t(r, "t_reach_plain_s"),
+                                                                     t(p, "t_best_s")))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: bench/table.py RESULTS.csv [MORE.csv ...]")
+    main(sys.argv[1:])

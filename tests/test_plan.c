@@ -317,14 +317,14 @@ static void test_extra_starts(void **state)
 
 typedef struct seen {
     int nphase, nrow;
-    char phase[4][8];
-    xe_plan_row row[4];
+    char phase[XE_PLAN_MAX_ROWS][16];
+    xe_plan_row row[XE_PLAN_MAX_ROWS];
 } seen;
 
 static void on_phase(void *ctx, const char *m)
 {
     seen *s = ctx;
-    if (s->nphase < 4) snprintf(s->phase[s->nphase], sizeof s->phase[0], "%s", m);
+    if (s->nphase < XE_PLAN_MAX_ROWS) snprintf(s->phase[s->nphase], sizeof s->phase[0], "%s", m);
     s->nphase++;
 }
 
@@ -332,14 +332,16 @@ static void on_row(void *ctx, const xe_plan_row *r)
 {
     seen *s = ctx;
     assert_int_equal(s->nrow, s->nphase); /* each phase's row comes before the next phase */
-    if (s->nrow < 4) s->row[s->nrow] = *r;
+    if (s->nrow < XE_PLAN_MAX_ROWS) s->row[s->nrow] = *r;
     s->nrow++;
 }
 
 /* Callbacks, milp mode on 5-node instances: phases "lns" never, "milp" once; the
  * heuristic row before the MILP starts; rows as in res->rows; the milp row's objective is
- * the result's when named "milp". Auto on an instance where LNS proves the optimum: one
- * "lns" phase and its row with status "optimal" or "bound reached", no MILP. */
+ * the result's when named "milp". Auto on these tiny instances: either the portfolio
+ * meets the bound (one "lns" phase, its row "bound reached", no MILP) or the first whole
+ * MILP ("milp-probe") proves the optimum (one phase, nothing after it); either way
+ * milp_status says optimal. */
 static void test_rows(void **state)
 {
     (void)state;
@@ -381,16 +383,22 @@ static void test_rows(void **state)
                 assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
                 assert_true(s.row[1].nvars > 0);
                 assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+            } else if (!strcmp(s.phase[0], "milp-probe")) {
+                assert_string_equal(s.row[1].method, "milp-probe");
+                assert_int_equal(s.nphase, 1); /* proven on instances this small: nothing after it */
+                assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
+                assert_true(s.row[1].nvars > 0);
+                assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+                assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+                assert_true(r.optimal);
+                autos++;
             } else {
                 assert_string_equal(s.phase[0], "lns");
                 assert_string_equal(s.row[1].method, "lns");
-                if (s.nphase == 1) { /* LNS proved it: no MILP */
-                    assert_true(!strcmp(s.row[1].status, "optimal") || !strcmp(s.row[1].status, "bound reached"));
-                    assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
-                    autos++;
-                } else {
-                    assert_string_equal(s.phase[1], "milp");
-                }
+                assert_int_equal(s.nphase, 1); /* the portfolio met the bound: no MILP */
+                assert_string_equal(s.row[1].status, "bound reached");
+                assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+                autos++;
             }
             xe_plan_result_clear(&r);
         }

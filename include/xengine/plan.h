@@ -13,12 +13,17 @@
 #include "xengine/milp.h"
 #include "xengine/stages.h"
 
+/* Most rows one call emits (portfolio, descent, milp-probe, lns, milp). */
+#define XE_PLAN_MAX_ROWS 6
+
 typedef enum {
-    XE_PLAN_AUTO = 0, /* portfolio; LNS for 60% of the time limit; the whole MILP from the
-                         incumbent for the rest. LNS gets all the time and the MILP is
-                         skipped on models over 40,000 binary columns
-                         (xe_milp_binary_estimate) and when LNS proved its schedule within
-                         rel_gap. Without any start schedule: budget descent
+    XE_PLAN_AUTO = 0, /* portfolio; on models up to 40,000 binary columns
+                         (xe_milp_binary_estimate) the whole MILP from its schedule for 20%
+                         of the time limit ("milp-probe"), done when that proves it within
+                         rel_gap; LNS for 60% of the time left; the whole MILP from the
+                         incumbent for the rest. On larger models LNS gets all the time
+                         and no MILP runs; the MILP is also skipped when LNS proved its
+                         schedule within rel_gap. Without any start schedule: budget descent
                          (xe_descent_solve) for up to 60% of the time, then the phases
                          above in what it leaves (the MILP alone when it found nothing;
                          nothing more when it proved that no stage schedule fits). */
@@ -48,7 +53,8 @@ typedef struct xe_plan_start {
 typedef struct xe_plan_row {
     const char *method;  /* heuristic row: the portfolio's member ("greedy",
                             "checkpoint-all", "recompute-all"; "greedy" when it found
-                            none); "descent"; "lns"; "milp" */
+                            none); "descent"; "milp-probe" (auto's first whole MILP);
+                            "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
                             the budgets", "still N B over at its worst stage" (the
@@ -68,7 +74,7 @@ typedef struct xe_plan_row {
     double gap;          /* (objective - min(bound, objective)) / objective, 0 for a zero
                             objective; NAN when unknown (no bound, no schedule, heuristic) */
     double time;         /* wall seconds of the phase (the MILP's also when CBC failed) */
-    int milp_status;     /* milp row: xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
+    int milp_status;     /* milp and milp-probe rows (so for the fields below): xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
                             failure or a refuted claim); -1 in the other rows */
     int killed;          /* milp row: CBC stopped by the isolation watchdog */
     int nvars, nints, nrows; /* milp row: model size (0 when unknown) */
@@ -138,7 +144,7 @@ typedef struct xe_plan_result {
                             then the last) */
     double trace_t[64], trace_obj[64];
     int nrows;           /* rows[] of the phases run, as passed to opts.row */
-    xe_plan_row rows[4];
+    xe_plan_row rows[XE_PLAN_MAX_ROWS];
     char descent_status[64]; /* the descent row's status when it gives the overflow left */
     char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
 } xe_plan_result;

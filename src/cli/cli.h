@@ -132,7 +132,7 @@ typedef struct xe_cli_json {
     const xe_sim_result *sim;
     int events;
     int nrows;            /* solve: rows of methods[], one per method run (0: omitted) */
-    xe_cli_json_row rows[4];
+    xe_cli_json_row rows[8];
 } xe_cli_json;
 
 /* Prints j as one JSON object on one line of f; returns an exit code (5 when out of

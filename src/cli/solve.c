@@ -224,6 +224,12 @@ static void on_phase(void *ctx, const char *method)
     if (c->progress && !c->verbose) xe_cli_progress_begin(&c->prog); /* one updating line on a terminal */
 }
 
+/* Appends a row to the JSON summary (its array holds every row xe_plan can emit). */
+static void json_row(xe_cli_json *js, xe_cli_json_row row)
+{
+    if (js->nrows < (int)(sizeof js->rows / sizeof js->rows[0])) js->rows[js->nrows++] = row;
+}
+
 static void on_row(void *ctx, const xe_plan_row *r)
 {
     solve_ctx *c = ctx;
@@ -237,18 +243,18 @@ static void on_row(void *ctx, const xe_plan_row *r)
         else
             printf("%-10s %14s %14s %9s %9.3f  %s\n", r->method, "-", "-", "-", r->time, r->status);
         fflush(stdout);
-        js->rows[js->nrows++] = (xe_cli_json_row){r->method, r->status, r->objective, NAN, NAN, r->time};
+        json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, NAN, NAN, r->time});
     } else if (!strcmp(r->method, "descent")) {
         if (isfinite(r->objective)) printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "descent", r->objective, "-", "-", r->time, r->status);
         else printf("%-10s %14s %14s %9s %9.3f  %s\n", "descent", "-", "-", "-", r->time, r->status);
         fflush(stdout);
-        js->rows[js->nrows++] = (xe_cli_json_row){"descent", r->status, r->objective, NAN, NAN, r->time};
+        json_row(js, (xe_cli_json_row){"descent", r->status, r->objective, NAN, NAN, r->time});
     } else if (!strcmp(r->method, "lns")) {
         if (isfinite(r->bound)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", r->objective, r->bound,
                                        gap_str(r->gap, gb, sizeof gb), r->time, r->status);
         else printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "lns", r->objective, "-", "-", r->time, r->status);
         fflush(stdout);
-        js->rows[js->nrows++] = (xe_cli_json_row){"lns", r->status, r->objective, r->bound, r->gap, r->time};
+        json_row(js, (xe_cli_json_row){"lns", r->status, r->objective, r->bound, r->gap, r->time});
     } else {
         if (r->crashed) /* e.g. CBC crashed when its time limit stopped it */
             fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
@@ -261,11 +267,11 @@ static void on_row(void *ctx, const xe_plan_row *r)
         if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
         else snprintf(bb, sizeof bb, "%14s", "-");
         if (r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE)
-            printf("%-10s %14.6f %s %s %9.3f  %s\n", "milp", r->objective, bb, gap_str(r->gap, gb, sizeof gb), r->time,
+            printf("%-10s %14.6f %s %s %9.3f  %s\n", r->method, r->objective, bb, gap_str(r->gap, gb, sizeof gb), r->time,
                    r->status);
         else
-            printf("%-10s %14s %s %9s %9.3f  %s\n", "milp", "-", bb, "-", r->time, r->status);
-        js->rows[js->nrows++] = (xe_cli_json_row){"milp", r->status, r->objective, r->bound, r->gap, r->time};
+            printf("%-10s %14s %s %9s %9.3f  %s\n", r->method, "-", bb, "-", r->time, r->status);
+        json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
         if (r->killed)
             printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
         else if (r->nvars > 0)

@@ -361,6 +361,12 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     res->objective = xe_stages_cost(in, &res->sol);
     res->bound = fmin(best, res->objective);
     res->status = Cbc_isProvenOptimal(cbc) ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+    /* proven optimal within rel_gap: the optimum is at least objective (1 - rel_gap), also
+     * where CBC's best bound stays lower (it stops at the objective's increment when the
+     * costs share one, e.g. integer costs: bound 20.67, objective 21). Whole model only: a
+     * window's bound is its own; a soft model's objective is not the schedule's time */
+    if (res->status == XE_MILP_OPTIMAL && !o->fix && !o->soft_budget)
+        res->bound = fmax(res->bound, res->objective * (1.0 - fmin(1.0, o->rel_gap)));
     res->gap = res->objective > 0 ? (res->objective - res->bound) / res->objective : 0.0;
     if (res->gap < 0) res->gap = 0;
     res->time_best = !isfinite(start_cost) || res->objective < start_cost - 1e-9 * fmax(1.0, start_cost) ? (p.tbest > 0 ? p.tbest : res->solve_time) : 0.0;

@@ -70,8 +70,90 @@ static double time_left(const xe_plan_opts *o, double t_start) { return o->time_
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
-    if (res->nrows < 4) res->rows[res->nrows++] = *r;
+    if (res->nrows < XE_PLAN_MAX_ROWS) res->rows[res->nrows++] = *r;
     if (o->row) o->row(o->ctx, r);
+}
+
+/* The whole MILP from `start` (NULL or o->no_start: none) for `limit` seconds, as one
+ * phase named `method`: CBC failures and refuted or unconfirmed infeasibility claims are
+ * turned into statuses (docs/lns.md), the row is emitted, res's MILP fields are set.
+ * mr is filled (status NO_SOLUTION after a failure); *t0 = when the phase began,
+ * seconds from t_start. Returns XE_OK or a fatal error (out of memory, a bug). */
+static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,
+                      const xe_stages *start, double limit, double t_start, xe_milp_result *mr, double *t0,
+                      xe_err *err)
+{
+    xe_err e2 = {{0}};
+    xe_milp_opts mo;
+    xe_milp_opts_default(&mo);
+    mo.time_limit = limit;
+    mo.rel_gap = o->rel_gap;
+    mo.threads = o->threads;
+    mo.progress = o->progress;
+    mo.isolate = 1; /* hold CBC to the wall-clock limit */
+    mo.start = start && !o->no_start ? start : NULL;
+    if (o->phase) o->phase(o->ctx, method);
+    double t_m0 = xe_now();
+    *t0 = t_m0 - t_start;
+    int rc = xe_milp_solve(in, &mo, mr, &e2);
+    xe_plan_row r = {.method = method, .time = xe_now() - t_m0}; /* wall time, also when CBC gave no answer */
+    if (rc == XE_ESOLVER && start) { /* e.g. CBC crashed when its time limit stopped it */
+        snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
+        xe_milp_result_clear(mr);
+        memset(mr, 0, sizeof *mr);
+        mr->status = XE_MILP_NO_SOLUTION;
+        mr->objective = INFINITY;
+        mr->bound = -INFINITY;
+        r.status = "no answer (solver process ended)";
+        r.crashed = 1;
+        r.kept = res->name;
+        r.error = res->milp_error;
+        res->milp_crashed = 1;
+        rc = XE_OK;
+    }
+    if (rc == XE_OK && mr->status == XE_MILP_INFEASIBLE && start) {
+        /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
+         * when its time limit stops it in preprocessing): keep the schedule */
+        int nv = mr->nvars, ni = mr->nints, nr = mr->nrows;
+        xe_milp_result_clear(mr);
+        memset(mr, 0, sizeof *mr);
+        mr->status = XE_MILP_NO_SOLUTION;
+        mr->objective = INFINITY;
+        mr->bound = -INFINITY;
+        mr->nvars = nv, mr->nints = ni, mr->nrows = nr;
+        r.status = "infeasible claimed, refuted (ignored)";
+        r.refuted = 1;
+        r.kept = res->name;
+        res->milp_refuted = 1;
+    }
+    if (rc == XE_OK && mr->status == XE_MILP_INFEASIBLE && !start && xe_descent_margin(in) > 1) {
+        /* budgets too large for CBC to resolve single bytes: a claim stands only when the
+         * soft model's least overflow is beyond that resolution (docs/lns.md) */
+        int c = xe_descent_confirm_infeasible(in, fmax(XE_PLAN_MIN_PHASE, time_left(o, t_start)), o->threads, NULL, &e2);
+        if (c == XE_ENOMEM) rc = c;
+        else if (c != 1) {
+            mr->status = XE_MILP_NO_SOLUTION;
+            mr->bound = -INFINITY;
+            r.status = "infeasible claimed, not confirmed (below CBC's byte resolution)";
+        }
+        r.time = xe_now() - t_m0;
+    }
+    if (rc) {
+        if (err) *err = e2;
+        return rc;
+    }
+    if (!r.status)
+        r.status = mr->killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr->status);
+    r.objective = mr->sol.R ? mr->objective : INFINITY;
+    r.bound = mr->bound;
+    r.gap = mr->sol.R ? rel_gap(mr->objective, mr->bound) : NAN;
+    r.milp_status = (int)mr->status;
+    r.killed = mr->killed;
+    r.nvars = mr->nvars, r.nints = mr->nints, r.nrows = mr->nrows;
+    emit(o, res, &r);
+    res->milp_status = (int)mr->status;
+    res->milp_killed = mr->killed;
+    return XE_OK;
 }
 
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
@@ -93,8 +175,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     xe_stages heur = {0};
     xe_lns_result lns;
     memset(&lns, 0, sizeof lns);
-    xe_milp_result mr;
+    xe_milp_result mr, mp; /* the whole MILP; auto's first whole MILP (the probe) */
     memset(&mr, 0, sizeof mr);
+    memset(&mp, 0, sizeof mp);
     xe_descent_result dres;
     memset(&dres, 0, sizeof dres);
     xe_err e2 = {{0}};
@@ -198,9 +281,39 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
-    /* 2. LNS (auto: 60% of the time, lns: all of it; docs/lns.md) */
-    int skip_milp = 0; /* LNS had all the time or proved its schedule: no MILP after it */
-    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+    /* 1c. auto from the portfolio's start on a model CBC handles: the whole MILP first,
+     * for 20% of the time (docs/lns.md): from a good start CBC often reaches the
+     * optimum of such models within a second or two, far sooner than LNS's windows */
+    int skip_milp = 0; /* proven, or LNS had all the time: no MILP after it */
+    int proven = 0;    /* the probe proved its schedule within rel_gap */
+    double g0 = rel_gap(best_cost, lb); /* the portfolio may already meet the bound */
+    if (o->mode == XE_PLAN_AUTO && best && !o->feasibility && !dres.sol.R && !dres.proven &&
+        !(isfinite(g0) && g0 <= o->rel_gap) && xe_milp_binary_estimate(in) <= XE_PLAN_MILP_MAX_BINARIES) {
+        double lim = xe_milp_limit_within(0.2 * time_left(o, t_start));
+        if (lim >= XE_PLAN_MIN_PHASE) {
+            double t_p0;
+            rc = milp_phase(in, o, res, "milp-probe", best, lim, t_start, &mp, &t_p0, err);
+            if (rc) goto out;
+            if (mp.sol.R && mp.objective <= best_cost) { /* a tie goes to the MILP, as below */
+                if (mp.objective < best_cost) {
+                    res->time_best = t_p0 + mp.time_best;
+                    trace(res, res->time_best, mp.objective);
+                }
+                best = &mp.sol;
+                best_cost = mp.objective;
+                res->name = "milp";
+            }
+            lb = fmax(lb, mp.bound);
+            double g = rel_gap(best_cost, lb);
+            if (isfinite(g) && g <= o->rel_gap) {
+                proven = skip_milp = 1;
+                res->milp_status = XE_MILP_OPTIMAL;
+            }
+        }
+    }
+
+    /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md) */
+    if (best && !proven && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || xe_milp_binary_estimate(in) > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
@@ -240,6 +353,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (all) {
             skip_milp = 1;
             res->milp_status = lns.optimal || lgap <= o->rel_gap ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
+            res->milp_killed = 0; /* a killed probe no longer describes the outcome */
         }
     }
 
@@ -254,78 +368,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         skip_milp = 1;
     }
     if (!skip_milp) {
-        xe_milp_opts mo;
-        xe_milp_opts_default(&mo);
-        mo.time_limit = milp_limit;
-        mo.rel_gap = o->rel_gap;
-        mo.threads = o->threads;
-        mo.progress = o->progress;
-        mo.isolate = 1; /* hold CBC to the wall-clock limit */
-        mo.start = best && !o->no_start ? best : NULL;
-        if (o->phase) o->phase(o->ctx, "milp");
-        double t_m0 = xe_now();
-        rc = xe_milp_solve(in, &mo, &mr, &e2);
-        double t_milp = xe_now() - t_m0; /* wall time, also when CBC gave no answer */
-        xe_plan_row r = {.method = "milp", .time = t_milp};
-        if (rc == XE_ESOLVER && best) { /* e.g. CBC crashed when its time limit stopped it */
-            snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
-            xe_milp_result_clear(&mr);
-            memset(&mr, 0, sizeof mr);
-            mr.status = XE_MILP_NO_SOLUTION;
-            mr.objective = INFINITY;
-            mr.bound = -INFINITY;
-            r.status = "no answer (solver process ended)";
-            r.crashed = 1;
-            r.kept = res->name;
-            r.error = res->milp_error;
-            res->milp_crashed = 1;
-            rc = XE_OK;
-        }
-        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && best) {
-            /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
-             * when its time limit stops it in preprocessing): keep the schedule */
-            int nv = mr.nvars, ni = mr.nints, nr = mr.nrows;
-            xe_milp_result_clear(&mr);
-            memset(&mr, 0, sizeof mr);
-            mr.status = XE_MILP_NO_SOLUTION;
-            mr.objective = INFINITY;
-            mr.bound = -INFINITY;
-            mr.nvars = nv, mr.nints = ni, mr.nrows = nr;
-            r.status = "infeasible claimed, refuted (ignored)";
-            r.refuted = 1;
-            r.kept = res->name;
-            res->milp_refuted = 1;
-        }
-        if (rc == XE_OK && mr.status == XE_MILP_INFEASIBLE && !best && xe_descent_margin(in) > 1) {
-            /* budgets too large for CBC to resolve single bytes: a claim stands only when the
-             * soft model's least overflow is beyond that resolution (docs/lns.md) */
-            int c = xe_descent_confirm_infeasible(in, fmax(XE_PLAN_MIN_PHASE, time_left(o, t_start)), o->threads, NULL, &e2);
-            if (c == XE_ENOMEM) rc = c;
-            else if (c != 1) {
-                mr.status = XE_MILP_NO_SOLUTION;
-                mr.bound = -INFINITY;
-                r.status = "infeasible claimed, not confirmed (below CBC's byte resolution)";
-            }
-            r.time = xe_now() - t_m0;
-        }
-        if (rc) {
-            if (err) *err = e2;
-            goto out;
-        }
-        if (!r.status)
-            r.status = mr.killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr.status);
-        r.objective = mr.sol.R ? mr.objective : INFINITY;
-        r.bound = mr.bound;
-        r.gap = mr.sol.R ? rel_gap(mr.objective, mr.bound) : NAN;
-        r.milp_status = (int)mr.status;
-        r.killed = mr.killed;
-        r.nvars = mr.nvars, r.nints = mr.nints, r.nrows = mr.nrows;
-        emit(o, res, &r);
-        res->milp_status = (int)mr.status;
-        res->milp_killed = mr.killed;
+        double t_m0;
+        rc = milp_phase(in, o, res, "milp", best, milp_limit, t_start, &mr, &t_m0, err);
+        if (rc) goto out;
         if (mr.sol.R && mr.objective <= best_cost) { /* a tie goes to the MILP (solve's choice) */
             if (mr.objective < best_cost) {
-                res->time_best = (t_m0 - t_start) + mr.time_best;
+                res->time_best = t_m0 + mr.time_best;
                 trace(res, res->time_best, mr.objective);
             }
             best = &mr.sol;
@@ -338,7 +386,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
 out:
     if (rc == XE_OK && best) {
-        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol) { /* move */
+        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &mp.sol || best == &dres.sol) { /* move */
             res->sol = *best;
             memset((xe_stages *)best, 0, sizeof *best);
         } else if (xe_stages_copy(&res->sol, best)) {
@@ -358,6 +406,7 @@ out:
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
+    xe_milp_result_clear(&mp);
     xe_stages_clear(&dres.sol);
     return rc;
 }

@@ -6,9 +6,10 @@
  *   planner         the library's strategy, xe_plan in auto mode (include/xengine/plan.h,
  *                   as `xengine solve --method auto`): the heuristic portfolio
  *                   (xe_heur_best) and the four baselines below (extra starts) give the
- *                   cheapest start, large-neighbourhood search (xe_lns_solve) improves
- *                   it for 60% of the time limit, the MILP (xe_milp_solve, started from
- *                   the incumbent) gets the rest; lower bound = max(xe_bound_stage,
+ *                   cheapest start, then as xe_plan's auto mode (include/xengine/plan.h:
+ *                   the whole MILP from it for 20% of the limit on models CBC handles,
+ *                   large-neighbourhood search for 60% of what is left, the MILP from
+ *                   the incumbent for the rest); lower bound = max(xe_bound_stage,
  *                   LNS's and the MILP's bounds);
  *   gpu-only        everything on the GPU (xe_one_device);
  *   cpu-only        everything on the CPU (xe_one_device);

@@ -156,6 +156,20 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     return XE_OK;
 }
 
+/* Makes the MILP's schedule (phase begun t0 seconds into the call) the best one when it
+ * is at least as cheap: a tie goes to the MILP (solve's choice). */
+static void take_milp(xe_plan_result *res, xe_milp_result *m, double t0, const xe_stages **best, double *best_cost)
+{
+    if (!m->sol.R || m->objective > *best_cost) return;
+    if (m->objective < *best_cost) {
+        res->time_best = t0 + m->time_best;
+        trace(res, res->time_best, m->objective);
+    }
+    *best = &m->sol;
+    *best_cost = m->objective;
+    res->name = "milp";
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -294,15 +308,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             double t_p0;
             rc = milp_phase(in, o, res, "milp-probe", best, lim, t_start, &mp, &t_p0, err);
             if (rc) goto out;
-            if (mp.sol.R && mp.objective <= best_cost) { /* a tie goes to the MILP, as below */
-                if (mp.objective < best_cost) {
-                    res->time_best = t_p0 + mp.time_best;
-                    trace(res, res->time_best, mp.objective);
-                }
-                best = &mp.sol;
-                best_cost = mp.objective;
-                res->name = "milp";
-            }
+            take_milp(res, &mp, t_p0, &best, &best_cost);
             lb = fmax(lb, mp.bound);
             double g = rel_gap(best_cost, lb);
             if (isfinite(g) && g <= o->rel_gap) {
@@ -371,15 +377,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         double t_m0;
         rc = milp_phase(in, o, res, "milp", best, milp_limit, t_start, &mr, &t_m0, err);
         if (rc) goto out;
-        if (mr.sol.R && mr.objective <= best_cost) { /* a tie goes to the MILP (solve's choice) */
-            if (mr.objective < best_cost) {
-                res->time_best = t_m0 + mr.time_best;
-                trace(res, res->time_best, mr.objective);
-            }
-            best = &mr.sol;
-            best_cost = mr.objective;
-            res->name = "milp";
-        }
+        take_milp(res, &mr, t_m0, &best, &best_cost);
         if (mr.status == XE_MILP_INFEASIBLE) res->infeasible = 1; /* no schedule in hand */
         lb = fmax(lb, mr.bound);
     }

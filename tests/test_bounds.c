@@ -290,7 +290,7 @@ static void test_milp_optimal_bound(void **state)
             assert_true(r.bound >= r.objective * (1 - o.rel_gap) - 1e-12);
             assert_true(r.bound <= stg + 1e-9 * fmax(1.0, stg));
             assert_true(r.objective <= stg * (1 + o.rel_gap) + 1e-9);
-            assert_true(r.gap <= o.rel_gap + 1e-12);
+            assert_true(r.gap <= o.rel_gap); /* exactly: xe_plan and LNS test gap <= rel_gap */
             optimal++;
         }
         if (seed == 46) { /* the case of the comment */
@@ -301,6 +301,28 @@ static void test_milp_optimal_bound(void **state)
         xe_instance_free(in);
     }
     assert_true(optimal > 60);
+}
+
+/* xe_milp_proven_bound by hand: the gap test holds exactly (113 * (1 - 1e-4) alone would
+ * give a gap 1 ulp above 1e-4), a higher CBC bound stays, nothing above the objective. */
+static void test_proven_bound_exact(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (double obj = 0.5; obj < 2000; obj += 0.75) {
+        for (int k = 0; k < 3; k++) {
+            double gap = k == 0 ? 1e-4 : k == 1 ? 1e-6 : 0;
+            double b = xe_milp_proven_bound(obj, obj * 0.9, gap);
+            assert_true((obj - b) / obj <= gap);
+            assert_true(b <= obj);
+            assert_true(b >= obj * (1 - gap) * (1 - 1e-12));
+            checked++;
+        }
+    }
+    assert_true((113.0 - 113.0 * (1 - 1e-4)) / 113.0 > 1e-4); /* the case that needed it */
+    assert_true(xe_milp_proven_bound(113, 113, 1e-4) == 113);
+    assert_true(xe_milp_proven_bound(-1, 5, 1e-4) == 5);
+    assert_true(checked > 7000);
 }
 
 int main(void)
@@ -314,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_eviction_bound_random),
         cmocka_unit_test(test_bounds_random),
         cmocka_unit_test(test_milp_optimal_bound),
+        cmocka_unit_test(test_proven_bound_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,13 @@ double xe_milp_grace(double time_limit);
  * `seconds`; <= 0 when even a zero limit would not (callers then skip the solve). */
 double xe_milp_limit_within(double seconds);
 
+/* The bound of a whole-model answer CBC proved optimal within rel_gap: the largest of
+ * `bound` (CBC's, seconds) and the least value b with (objective - b) / objective <=
+ * rel_gap exactly in floating point (CBC's own bound may stay lower when it stops at the
+ * objective's increment, e.g. 20.67 for an optimum of 21 with integer costs). `bound`
+ * unchanged for a non-positive or non-finite objective. */
+double xe_milp_proven_bound(double objective, double bound, double rel_gap);
+
 /* Defaults described above. */
 void xe_milp_opts_default(xe_milp_opts *o);
 

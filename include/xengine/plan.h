@@ -87,8 +87,9 @@ typedef struct xe_plan_row {
 
 typedef struct xe_plan_opts {
     int mode;            /* xe_plan_mode (default XE_PLAN_AUTO) */
-    double time_limit;   /* wall seconds for LNS + MILP, > 0 (default 60); ignored in
-                            heuristic mode; the portfolio's own time is not counted */
+    double time_limit;   /* wall seconds for the whole call, > 0 (default 60); ignored in
+                            heuristic mode; the portfolio's own time counts, but the
+                            portfolio is not interrupted (docs/lns.md) */
     double rel_gap;      /* stop at (objective - bound) / objective <= rel_gap, >= 0 (1e-4) */
     int threads;         /* CBC threads, >= 1 (1) */
     int progress;        /* passed to LNS and MILP: 0 quiet, 1 a line per improvement / per
@@ -114,7 +115,7 @@ typedef struct xe_plan_result {
     xe_stages sol;       /* owned: the best schedule (passed xe_stages_check); zeroed
                             (sol.R == NULL) when none was found */
     const char *name;    /* where sol came from: the portfolio's member name, "descent",
-                            "lns", "milp",
+                            "milp-probe", "lns", "milp",
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,

@@ -74,7 +74,7 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
     if (!bad && j->nrows > 0) { /* solve: each method's own row (README) */
         json_t *a = json_array();
         bad = put(o, "methods", a);
-        for (int k = 0; k < j->nrows && k < 4 && !bad; k++) {
+        for (int k = 0; k < j->nrows && k < (int)(sizeof j->rows / sizeof j->rows[0]) && !bad; k++) {
             json_t *r = json_object();
             bad = !r || json_array_append_new(a, r) != 0;
             if (!bad)

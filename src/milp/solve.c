@@ -366,7 +366,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
      * costs share one, e.g. integer costs: bound 20.67, objective 21). Whole model only: a
      * window's bound is its own; a soft model's objective is not the schedule's time */
     if (res->status == XE_MILP_OPTIMAL && !o->fix && !o->soft_budget)
-        res->bound = fmax(res->bound, res->objective * (1.0 - fmin(1.0, o->rel_gap)));
+        res->bound = xe_milp_proven_bound(res->objective, res->bound, o->rel_gap);
     res->gap = res->objective > 0 ? (res->objective - res->bound) / res->objective : 0.0;
     if (res->gap < 0) res->gap = 0;
     res->time_best = !isfinite(start_cost) || res->objective < start_cost - 1e-9 * fmax(1.0, start_cost) ? (p.tbest > 0 ? p.tbest : res->solve_time) : 0.0;

@@ -173,17 +173,19 @@ int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int
         mo.threads = threads;
         mo.isolate = 1;
         mo.rel_gap = 1e-6;
-        mo.time_limit = fmax(0.1, max_seconds - (xe_now() - t0));
-        xe_milp_result mr;
-        xe_err e2;
-        int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);
-        if (mrc == XE_ENOMEM) rc = xe_err_set(err, mrc, "descent: %s", e2.msg);
-        if (mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed && mr.sol.R) {
-            double least_over = overflow(in, &mr.sol, U, over, peak);
-            if (least) *least = least_over;
-            confirmed = least_over >= xe_descent_margin(in);
+        mo.time_limit = xe_milp_limit_within(max_seconds - (xe_now() - t0)); /* ends, grace included, in time */
+        if (mo.time_limit >= 0.05) { /* else no time left: not confirmed */
+            xe_milp_result mr;
+            xe_err e2;
+            int mrc = xe_milp_solve(&rel, &mo, &mr, &e2);
+            if (mrc == XE_ENOMEM) rc = xe_err_set(err, mrc, "descent: %s", e2.msg);
+            if (mrc == XE_OK && mr.status == XE_MILP_OPTIMAL && !mr.killed && mr.sol.R) {
+                double least_over = overflow(in, &mr.sol, U, over, peak);
+                if (least) *least = least_over;
+                confirmed = least_over >= xe_descent_margin(in);
+            }
+            xe_milp_result_clear(&mr);
         }
-        xe_milp_result_clear(&mr);
     }
     free(U), free(over);
     xe_stages_clear(&start);

@@ -93,6 +93,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     mo.isolate = 1; /* hold CBC to the wall-clock limit */
     mo.start = start && !o->no_start ? start : NULL;
     if (o->phase) o->phase(o->ctx, method);
+    res->milp_crashed = res->milp_refuted = res->milp_killed = 0; /* the latest MILP phase's */
     double t_m0 = xe_now();
     *t0 = t_m0 - t_start;
     int rc = xe_milp_solve(in, &mo, mr, &e2);
@@ -129,7 +130,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (rc == XE_OK && mr->status == XE_MILP_INFEASIBLE && !start && xe_descent_margin(in) > 1) {
         /* budgets too large for CBC to resolve single bytes: a claim stands only when the
          * soft model's least overflow is beyond that resolution (docs/lns.md) */
-        int c = xe_descent_confirm_infeasible(in, fmax(XE_PLAN_MIN_PHASE, time_left(o, t_start)), o->threads, NULL, &e2);
+        int c = xe_descent_confirm_infeasible(in, time_left(o, t_start), o->threads, NULL, &e2);
         if (c == XE_ENOMEM) rc = c;
         else if (c != 1) {
             mr->status = XE_MILP_NO_SOLUTION;
@@ -156,9 +157,10 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     return XE_OK;
 }
 
-/* Makes the MILP's schedule (phase begun t0 seconds into the call) the best one when it
- * is at least as cheap: a tie goes to the MILP (solve's choice). */
-static void take_milp(xe_plan_result *res, xe_milp_result *m, double t0, const xe_stages **best, double *best_cost)
+/* Makes the MILP's schedule (phase `name`, begun t0 seconds into the call) the best one
+ * when it is at least as cheap: a tie goes to the MILP (solve's choice). */
+static void take_milp(xe_plan_result *res, xe_milp_result *m, const char *name, double t0, const xe_stages **best,
+                      double *best_cost)
 {
     if (!m->sol.R || m->objective > *best_cost) return;
     if (m->objective < *best_cost) {
@@ -167,7 +169,7 @@ static void take_milp(xe_plan_result *res, xe_milp_result *m, double t0, const x
     }
     *best = &m->sol;
     *best_cost = m->objective;
-    res->name = "milp";
+    res->name = name;
 }
 
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
@@ -301,14 +303,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     int skip_milp = 0; /* proven, or LNS had all the time: no MILP after it */
     int proven = 0;    /* the probe proved its schedule within rel_gap */
     double g0 = rel_gap(best_cost, lb); /* the portfolio may already meet the bound */
-    if (o->mode == XE_PLAN_AUTO && best && !o->feasibility && !dres.sol.R && !dres.proven &&
+    if (o->mode == XE_PLAN_AUTO && best && !o->no_start && !o->feasibility && !dres.sol.R && !dres.proven &&
         !(isfinite(g0) && g0 <= o->rel_gap) && xe_milp_binary_estimate(in) <= XE_PLAN_MILP_MAX_BINARIES) {
         double lim = xe_milp_limit_within(0.2 * time_left(o, t_start));
         if (lim >= XE_PLAN_MIN_PHASE) {
             double t_p0;
             rc = milp_phase(in, o, res, "milp-probe", best, lim, t_start, &mp, &t_p0, err);
             if (rc) goto out;
-            take_milp(res, &mp, t_p0, &best, &best_cost);
+            take_milp(res, &mp, "milp-probe", t_p0, &best, &best_cost);
             lb = fmax(lb, mp.bound);
             double g = rel_gap(best_cost, lb);
             if (isfinite(g) && g <= o->rel_gap) {
@@ -371,13 +373,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                          .bound = NAN, .gap = NAN, .milp_status = -1};
         emit(o, res, &r);
         res->milp_status = best ? XE_MILP_FEASIBLE : XE_MILP_NO_SOLUTION;
+        res->milp_killed = 0;
         skip_milp = 1;
     }
     if (!skip_milp) {
         double t_m0;
         rc = milp_phase(in, o, res, "milp", best, milp_limit, t_start, &mr, &t_m0, err);
         if (rc) goto out;
-        take_milp(res, &mr, t_m0, &best, &best_cost);
+        take_milp(res, &mr, "milp", t_m0, &best, &best_cost);
         if (mr.status == XE_MILP_INFEASIBLE) res->infeasible = 1; /* no schedule in hand */
         lb = fmax(lb, mr.bound);
     }

@@ -41,8 +41,17 @@ rc=$?
 if grep -q 'which starts the exact' "$tmp/out"; then bad "--help: the old strategy text"; else ok "--help: no old strategy text"; fi
 has "--help: auto skips the MILP on large models" "over 40,000 binary MILP" "$tmp/out"
 
+# a limit too short to start a solver process (0.05 s: none would end in time, grace
+# included): the MILP is not run, the portfolio's schedule is written, exit 0
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method milp --time-limit 0.05 -o "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "milp, 0.05 s: exit 0" || bad "milp, 0.05 s: exit $rc: $(cat "$tmp/err")"
+has "milp, 0.05 s: not run" "not run (time limit reached)" "$tmp/out"
+[ -s "$tmp/s.json" ] && ok "milp, 0.05 s: schedule written" || bad "milp, 0.05 s: no schedule"
+
 # the MILP row when CBC gives no answer in time: resnet18 at batch 32 is too large for
-# CBC's preprocessing in 1 s, so the watchdog stops it (at 1 s + max(1 s, 10%) = 2 s):
+# CBC's preprocessing in 1 s, so the watchdog stops it (its limit is cut so that it ends,
+# with the 0.1 s grace, at the call's 1 s):
 # the unknown bound is "-" (never -inf), the time is the real elapsed time, not 0.000
 "$xe" solve tests/data/onnx/resnet18.onnx --batch 32 --budget 50% --method milp --time-limit 1 \
     -o "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"

@@ -97,6 +97,7 @@ static const char *exact(int64_t b, char *buf, size_t cap)
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why)
 {
+    fflush(stdout); /* the table above comes before the error line, also in one pipe */
     char b1[64], b2[64], b3[64];
     int64_t lo = 0, hi = 0;
     xe_err err = {{0}};
@@ -433,6 +434,7 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     if (!pr.sol.R) {
+        fflush(stdout); /* the table first, then the error line */
         char hint[384];
         if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
             const char *desc = NULL; /* how close budget descent came, when it ran */

@@ -129,12 +129,12 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             last_line = xe_now();
             progress_line(res, last_line - t0, "");
         }
-        double left = deadline - xe_now();
-        if (left < 0.05) break;
         if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
-            res->stop = "bound reached";
+            res->stop = "bound reached"; /* also when no time is left: the proof stands */
             break;
         }
+        double left = deadline - xe_now();
+        if (left < 0.05) break;
         /* rotate: a window of consecutive stages; a connected set of nodes free in every
          * stage (a tensor's whole life: where it is kept, copied, recomputed); every node
          * the incumbent pays extra for, with its inputs and users, plus a run of

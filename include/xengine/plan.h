@@ -17,11 +17,11 @@
 #define XE_PLAN_MAX_ROWS 6
 
 typedef enum {
-    XE_PLAN_AUTO = 0, /* portfolio; on models up to 40,000 binary columns
+    XE_PLAN_AUTO = 0, /* portfolio; on models up to 8,000 binary columns
                          (xe_milp_binary_estimate) the whole MILP from its schedule for 20%
                          of the time limit ("milp-probe"), done when that proves it within
                          rel_gap; LNS for 60% of the time left; the whole MILP from the
-                         incumbent for the rest. On larger models LNS gets all the time
+                         incumbent for the rest. Above 40,000 LNS gets all the time
                          and no MILP runs; the MILP is also skipped when LNS proved its
                          schedule within rel_gap. Without any start schedule: budget descent
                          (xe_descent_solve) for up to 60% of the time, then the phases

@@ -11,8 +11,8 @@
  *
  * auto is xe_plan (include/xengine/plan.h), the strategy of `xengine solve --method auto`,
  * with --limit as its time limit; its row shows its own bound and gap. descent (not in
- * the default list) is budget descent alone (xe_descent_start, then xe_descent_solve
- * with all of --limit and --seed), run only where the portfolio finds nothing.
+ * the default list) is budget descent alone (xe_descent, with all of --limit and
+ * --seed), run only where the portfolio finds nothing.
  *
  * Every schedule is replayed by the simulator before it is counted. Times are wall
  * seconds on this machine from the start of the method (the heuristic's time is part of

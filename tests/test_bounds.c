@@ -304,7 +304,8 @@ static void test_milp_optimal_bound(void **state)
 }
 
 /* xe_milp_proven_bound by hand: the gap test holds exactly (113 * (1 - 1e-4) alone would
- * give a gap 1 ulp above 1e-4), a higher CBC bound stays, nothing above the objective. */
+ * give a gap 1 ulp above 1e-4, so the bound must lie above it), a higher CBC bound stays,
+ * nothing above the objective. */
 static void test_proven_bound_exact(void **state)
 {
     (void)state;
@@ -319,7 +320,8 @@ static void test_proven_bound_exact(void **state)
             checked++;
         }
     }
-    assert_true((113.0 - 113.0 * (1 - 1e-4)) / 113.0 > 1e-4); /* the case that needed it */
+    /* the case that needed it: the naive 113 (1 - 1e-4) is 1 ulp short, the bound above it */
+    assert_true(xe_milp_proven_bound(113, 0, 1e-4) > 113.0 * (1 - 1e-4));
     assert_true(xe_milp_proven_bound(113, 113, 1e-4) == 113);
     assert_true(xe_milp_proven_bound(-1, 5, 1e-4) == 5);
     assert_true(checked > 7000);

@@ -22,18 +22,11 @@
 #include <cmocka.h>
 
 #include "../src/milp/model.h"
+#include "../src/solvers/rng.h"
 #include "brute/brute.h"
 #include "support/randinst.h"
 #include "xengine/solvers.h"
 #include "xengine/stages.h"
-
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static int present(const xe_stages *st, int t, int i, int d)
 {
@@ -53,10 +46,10 @@ static int bring(const xe_instance *in, xe_stages *st, int t, int j, int d, uint
     const xe_graph *g = in->g;
     int D = st->ndev, src = -1, nsrc = 0;
     for (int e = 0; e < D; e++)
-        if (e != d && (*xe_R(st, t, j, e) || (j < t && *xe_S(st, t, j, e))) && next(rng) % (uint64_t)++nsrc == 0)
+        if (e != d && (*xe_R(st, t, j, e) || (j < t && *xe_S(st, t, j, e))) && xe_splitmix64(rng) % (uint64_t)++nsrc == 0)
             src = e;
     int can = xe_can_run(in, j, d);
-    if (src >= 0 && (!can || next(rng) % 2)) {
+    if (src >= 0 && (!can || xe_splitmix64(rng) % 2)) {
         *xe_C(st, t, j, src, d) = 1;
         return 1;
     }
@@ -80,14 +73,14 @@ static int random_schedule(const xe_instance *in, const int *reach, xe_stages *s
         if (t > 0) /* checkpoints: a random part of what stage t-1 had, where still needed */
             for (int i = 0; i < t; i++)
                 for (int d = 0; d < D; d++)
-                    if (reach[i] >= t && present(st, t - 1, i, d) && next(rng) % 3)
+                    if (reach[i] >= t && present(st, t - 1, i, d) && xe_splitmix64(rng) % 3)
                         *xe_S(st, t, i, d) = 1;
-        int d = (int)(next(rng) % (uint64_t)D);
+        int d = (int)(xe_splitmix64(rng) % (uint64_t)D);
         for (int k = 0; k < D && !xe_can_run(in, t, d); k++) d = (d + 1) % D;
         if (!bring(in, st, t, t, d, rng)) return 0;
         for (int j = 0; j < t; j++) /* some work nothing in this stage needs */
-            if (reach[j] >= t && next(rng) % 8 == 0) {
-                int e = (int)(next(rng) % (uint64_t)D);
+            if (reach[j] >= t && xe_splitmix64(rng) % 8 == 0) {
+                int e = (int)(xe_splitmix64(rng) % (uint64_t)D);
                 if (!bring(in, st, t, j, e, rng)) return 0;
             }
     }

@@ -211,8 +211,8 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
 
 /* Budget descent: start (a stage schedule of in's graph and devices that may exceed in's
  * budgets) is made to fit them by re-solving neighbourhoods (a random part of what an
- * overflowing stage holds, grown over inputs and users, free in every stage; every other
- * turn also the stages around it) with the soft-budget MILP (xe_milp_opts.soft_budget:
+ * overflowing stage holds, free in every stage, grown over inputs and users; every other
+ * turn over inputs only) with the soft-budget MILP (xe_milp_opts.soft_budget:
  * the incumbent's own peaks as hard caps, each stage's overflow above in's budgets paid
  * in the objective at a weight per byte above any stage schedule's cost, so that the
  * optimum of a neighbourhood minimises overflow first, cost second). A neighbourhood's
@@ -232,7 +232,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                      xe_err *err);
 
 /* xe_descent_start (within o->time_limit) then xe_descent_solve from its schedule in the
- * time left (at least 0.1 s): the whole budget descent in one call. res is initialised
+ * time left: the whole budget descent in one call. res is initialised
  * here, as by xe_descent_solve; the start's errors (XE_ETIMEOUT, XE_EINFEASIBLE: no start
  * schedule, res->sol empty, res->iterations 0) or xe_descent_solve's. */
 int xe_descent(const xe_instance *in, const xe_descent_opts *o, xe_descent_result *res, xe_err *err);

@@ -238,49 +238,34 @@ static void on_row(void *ctx, const xe_plan_row *r)
 {
     solve_ctx *c = ctx;
     xe_cli_json *js = c->js;
-    char gb[32];
     xe_cli_progress_end(&c->prog);
-    if (js->nrows == 0) { /* the portfolio's row starts the table */
+    if (r->crashed) /* e.g. CBC crashed when its time limit stopped it */
+        fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
+                        "schedule\n", c->graph, r->time, r->error, r->kept);
+    if (r->refuted)
+        fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
+                        "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
+                c->graph, r->time, r->kept, r->kept);
+    if (js->nrows == 0) /* the portfolio's row starts the table */
         printf("%-10s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
-        if (isfinite(r->objective))
-            printf("%-10s %14.6f %14s %9s %9.3f  %s\n", r->method, r->objective, "-", "-", r->time, r->status);
-        else
-            printf("%-10s %14s %14s %9s %9.3f  %s\n", r->method, "-", "-", "-", r->time, r->status);
-        fflush(stdout);
-        json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, NAN, NAN, r->time});
-    } else if (!strcmp(r->method, "descent")) {
-        if (isfinite(r->objective)) printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "descent", r->objective, "-", "-", r->time, r->status);
-        else printf("%-10s %14s %14s %9s %9.3f  %s\n", "descent", "-", "-", "-", r->time, r->status);
-        fflush(stdout);
-        json_row(js, (xe_cli_json_row){"descent", r->status, r->objective, NAN, NAN, r->time});
-    } else if (!strcmp(r->method, "lns")) {
-        if (isfinite(r->bound)) printf("%-10s %14.6f %14.6f %s %9.3f  %s\n", "lns", r->objective, r->bound,
-                                       gap_str(r->gap, gb, sizeof gb), r->time, r->status);
-        else printf("%-10s %14.6f %14s %9s %9.3f  %s\n", "lns", r->objective, "-", "-", r->time, r->status);
-        fflush(stdout);
-        json_row(js, (xe_cli_json_row){"lns", r->status, r->objective, r->bound, r->gap, r->time});
-    } else {
-        if (r->crashed) /* e.g. CBC crashed when its time limit stopped it */
-            fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
-                            "schedule\n", c->graph, r->time, r->error, r->kept);
-        if (r->refuted)
-            fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
-                            "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
-                    c->graph, r->time, r->kept, r->kept);
-        char bb[32];
-        if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
-        else snprintf(bb, sizeof bb, "%14s", "-");
-        if (r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE)
-            printf("%-10s %14.6f %s %s %9.3f  %s\n", r->method, r->objective, bb, gap_str(r->gap, gb, sizeof gb), r->time,
-                   r->status);
-        else
-            printf("%-10s %14s %s %9s %9.3f  %s\n", r->method, "-", bb, "-", r->time, r->status);
-        json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
-        if (r->killed)
-            printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
-        else if (r->nvars > 0)
-            printf("           (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
-    }
+    /* every row alike: a number where the phase has one, "-" where not (a MILP row's
+     * objective only with a schedule of its own, its status optimal or feasible) */
+    int milp_row = r->milp_status >= 0 || !strncmp(r->method, "milp", 4);
+    int have = isfinite(r->objective) &&
+               (!milp_row || r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE);
+    char ob[32], bb[32], gb[32];
+    if (have) snprintf(ob, sizeof ob, "%14.6f", r->objective);
+    else snprintf(ob, sizeof ob, "%14s", "-");
+    if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
+    else snprintf(bb, sizeof bb, "%14s", "-");
+    printf("%-10s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have ? r->gap : NAN, gb, sizeof gb), r->time,
+           r->status);
+    json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
+    if (r->killed)
+        printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
+    else if (milp_row && r->nvars > 0)
+        printf("           (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
+    fflush(stdout);
 }
 
 int xe_cli_solve(int argc, char **argv)

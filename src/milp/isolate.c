@@ -157,12 +157,3 @@ double xe_milp_limit_within(double seconds)
     if (seconds <= 11.0) return seconds / 1.1; /* grace 10% of the limit */
     return seconds - 1.0;                     /* grace 1 s */
 }
-
-double xe_milp_proven_bound(double objective, double bound, double rel_gap)
-{
-    if (!(objective > 0) || !isfinite(objective)) return bound;
-    double b = objective * (1.0 - fmin(1.0, rel_gap));
-    while (b < objective && (objective - b) / objective > rel_gap)
-        b = nextafter(b, objective); /* the gap test then holds exactly, not 1 ulp above */
-    return fmax(bound, b);
-}

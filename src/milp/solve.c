@@ -394,3 +394,12 @@ int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *
     if (!o->isolate) return solve_here(in, o, res, err);
     return xe_milp_isolated(in, o, solve_here, res, err);
 }
+
+double xe_milp_proven_bound(double objective, double bound, double rel_gap)
+{
+    if (!(objective > 0) || !isfinite(objective)) return bound;
+    double b = objective * (1.0 - fmin(1.0, rel_gap));
+    while (b < objective && (objective - b) / objective > rel_gap)
+        b = nextafter(b, objective); /* the gap test then holds exactly, not 1 ulp above */
+    return fmax(bound, b);
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "rng.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
@@ -19,6 +20,12 @@ void xe_descent_opts_default(xe_descent_opts *o)
     o->time_limit = 60.0;
     o->threads = 1;
     o->seed = 1;
+}
+
+/* Bytes that surely hold the no-recomputation schedule: no budget is scaled beyond it. */
+static int64_t budget_cap(const xe_instance *in)
+{
+    return xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
 }
 
 /* The greedy at every budget scaled by f, never below the budget asked for and never
@@ -47,7 +54,7 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
     double t0 = xe_now();
     memset(out, 0, sizeof *out);
     int fatal = 0;
-    int64_t cap = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
+    int64_t cap = budget_cap(in);
     double lo = 1.0, hi = 0;
     for (double f = 1.05;; f = 1.0 + 2.0 * (f - 1.0)) {
         if (greedy_scaled(in, f, cap, out, &fatal, err)) {
@@ -101,6 +108,16 @@ static double overflow(const xe_instance *in, const xe_stages *st, double *U, do
             sum += over[t * D + d];
         }
     return sum;
+}
+
+/* The candidate's per-stage overflow (*cand, peak2, as overflow() filled them) becomes
+ * the incumbent's (*cur, peak); *cand keeps the old array as scratch. */
+static void swap_over(double **cur, double **cand, int64_t *peak, const int64_t *peak2, int D)
+{
+    double *t = *cur;
+    *cur = *cand;
+    *cand = t;
+    memcpy(peak, peak2, (size_t)D * sizeof *peak);
 }
 
 /* Overflow weight of the soft model, seconds per byte: more than any stage schedule can
@@ -248,10 +265,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     }
     res->start_overflow = cur;
     double cur_cost = xe_stages_cost(in, &res->sol); /* seconds, of the incumbent */
-    int per = 2 * D + D * (D - 1);
-    for (int t = 0; t < n; t++)
-        for (int i = 0; i <= t; i++)
-            if (i == t || reach[i] >= t) ncols[i] += per;
+    xe_node_binaries(in, reach, ncols, NULL);
     double weight = soft_weight(in);
     int64_t soft[XE_MAX_DEV];
     double target = 1500; /* binary columns per neighbourhood, as LNS starts */
@@ -264,7 +278,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
      * greedy at budgets 1.06x, 1.08x, ... (another structure; descents stall at
      * different places); the least overflow seen is what a time-out reports */
     int last_gain = 0, restarts = 0;
-    int64_t cap = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
+    int64_t cap = budget_cap(in);
     double best_over = cur;
     for (int it = 0; cur > 0; it++) {
         double left = deadline - xe_now();
@@ -287,8 +301,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                         xe_stages_clear(&res->sol);
                     }
                     res->sol = ns;
-                    memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
-                    memcpy(peak, peak2, sizeof peak);
+                    swap_over(&over, &over2, peak, peak2, D);
                     cur = c2;
                     cur_cost = xe_stages_cost(in, &res->sol);
                     target = 1500;
@@ -387,8 +400,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
                 xe_stages_clear(&res->sol);
                 res->sol = mr.sol;
                 memset(&mr.sol, 0, sizeof mr.sol);
-                memcpy(over, over2, (size_t)(n > 0 ? n : 1) * D * sizeof *over);
-                memcpy(peak, peak2, sizeof peak);
+                swap_over(&over, &over2, peak, peak2, D);
                 cur = nxt;
                 cur_cost = mr.objective;
                 gained = lower;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "rng.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
@@ -86,7 +87,6 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     int n = in->g->n;
     if (n == 0) return XE_OK;
     const xe_graph *g = in->g;
-    int D = in->ndev;
     int *reach = xe_graph_reach(g);
     int64_t *sz = calloc((size_t)n, sizeof *sz);      /* binary columns of stage t */
     int64_t *ncols = calloc((size_t)n, sizeof *ncols); /* binary columns of node i */
@@ -99,15 +99,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         return xe_err_set(err, XE_ENOMEM, "LNS: out of memory");
     }
     for (int i = 0; i < n; i++) extra[i] = (uint8_t)extra_work(&res->sol, i);
-    int per = 2 * D + D * (D - 1);
-    int64_t total = 0;
-    for (int t = 0; t < n; t++)
-        for (int i = 0; i <= t; i++)
-            if (i == t || reach[i] >= t) {
-                sz[t] += per;
-                ncols[i] += per;
-                total += per;
-            }
+    int64_t total = xe_node_binaries(in, reach, ncols, sz);
     /* initial neighbourhoods: about 1,500 binary columns (CBC solves those in well
      * under a second); a stage window has at least 2 stages */
     double target = 1500;
@@ -300,16 +292,29 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     return XE_OK;
 }
 
-int64_t xe_milp_binary_estimate(const xe_instance *in)
+int64_t xe_node_binaries(const xe_instance *in, const int *reach, int64_t *ncols, int64_t *stage)
 {
     int n = in->g->n, D = in->ndev;
-    int *reach = xe_graph_reach(in->g);
-    if (!reach) return -1;
-    int64_t total = 0;
+    int64_t per = 2 * D + D * (D - 1), total = 0;
+    if (stage) memset(stage, 0, (size_t)n * sizeof *stage);
     for (int i = 0; i < n; i++) {
         int last = reach[i] > i ? reach[i] : i;
-        total += (int64_t)(last - i + 1) * (2 * D + D * (D - 1));
+        ncols[i] = (int64_t)(last - i + 1) * per;
+        total += ncols[i];
+        if (stage) { /* + per on stages i..last: a difference array, summed below */
+            stage[i] += per;
+            if (last + 1 < n) stage[last + 1] -= per;
+        }
     }
-    free(reach);
+    for (int t = 1; stage && t < n; t++) stage[t] += stage[t - 1];
+    return total;
+}
+
+int64_t xe_milp_binary_estimate(const xe_instance *in)
+{
+    int *reach = xe_graph_reach(in->g);
+    int64_t *ncols = malloc((size_t)(in->g->n ? in->g->n : 1) * sizeof *ncols);
+    int64_t total = reach && ncols ? xe_node_binaries(in, reach, ncols, NULL) : -1;
+    free(reach), free(ncols);
     return total;
 }

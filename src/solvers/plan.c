@@ -70,8 +70,8 @@ static void trace(xe_plan_result *res, double t, double obj)
 /* Seconds left of the call's time limit (negative once it has passed). */
 static double time_left(const xe_plan_opts *o, double t_start) { return o->time_limit - (xe_now() - t_start); }
 
-/* Below this many seconds left a phase is not started (it could not do anything useful
- * and would overrun the limit by its start-up: model building, a solver process). */
+/* A solver phase whose limit (after its process's grace, xe_milp_limit_within) would be
+ * shorter than this is not started: it could do nothing useful in it. */
 #define XE_PLAN_MIN_PHASE 0.05
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
@@ -309,8 +309,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     int skip_milp = 0; /* proven, or LNS had all the time: no MILP after it */
     int proven = 0;    /* the probe proved its schedule within rel_gap */
     double g0 = rel_gap(best_cost, lb); /* the portfolio may already meet the bound */
+    int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(in) : 0; /* the model's size */
     if (o->mode == XE_PLAN_AUTO && best && !o->no_start && !o->feasibility && !dres.sol.R && !dres.proven &&
-        !(isfinite(g0) && g0 <= o->rel_gap) && xe_milp_binary_estimate(in) <= XE_PLAN_PROBE_MAX_BINARIES) {
+        !(isfinite(g0) && g0 <= o->rel_gap) && nbin <= XE_PLAN_PROBE_MAX_BINARIES) {
         double lim = xe_milp_limit_within(0.2 * time_left(o, t_start));
         if (lim >= XE_PLAN_MIN_PHASE) {
             double t_p0;
@@ -329,7 +330,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md) */
     if (best && !proven && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
-        int all = o->mode == XE_PLAN_LNS || xe_milp_binary_estimate(in) > XE_PLAN_MILP_MAX_BINARIES;
+        int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
         xe_lns_opts_default(&lo);
         lo.time_limit = fmax(1e-3, (all ? 1.0 : 0.6) * time_left(o, t_start));

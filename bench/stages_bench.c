@@ -100,7 +100,7 @@ int main(int argc, char **argv)
             xe_stages st = {0};
             const char *which = NULL;
             double t0 = xe_now();
-            int rc = xe_heur_best_ex(in, &st, &which, 0, &err);
+            int rc = xe_heur_best_ex(in, &st, &which, 0, 0.0, &err);
             double th = xe_now() - t0;
             if (rc) {
                 printf("%-8s %6d heuristic failed: %s\n", kind ? "layered" : "chain", in->g->n, err.msg);

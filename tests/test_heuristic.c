@@ -350,6 +350,75 @@ static void test_greedy_long_edge_dags(void **state)
     print_message("long-edge DAGs: %d of %d budgets solved\n", solved, 2 * 12 * 9);
 }
 
+/* Randomised restarts (xe_heur_greedy_random) below the greedy's floor on the long-edge
+ * DAGs, one device: the floor is the smallest budget, scanning down from the
+ * no-recomputation peak in 1% steps, above which the deterministic greedy finds
+ * schedules; one step below it the randomised passes get 0.5 s. Every schedule they
+ * return is valid in the simulator at that budget and no cheaper than the checkpoint-all
+ * cost; the same seed gives the same schedule after the same number of passes; and on
+ * some instances they succeed where the greedy did not (counts printed). Below the
+ * largest footprint they fail at once with the footprint proof. */
+static void test_greedy_random_below_floor(void **state)
+{
+    (void)state;
+    int below = 0, found = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        xe_instance *in = random_dag(seed * 104729, 20 + (int)(seed * 4), 1, 0);
+        int64_t peak = xe_instance_norecompute_peak(in->g);
+        xe_err err;
+        xe_stages st;
+        in->dev[0].budget = peak;
+        assert_int_equal(xe_heur_checkpoint_all(in, 0, &st, &err), XE_OK);
+        double base = xe_stages_cost(in, &st);
+        xe_stages_clear(&st);
+        int64_t b = peak;
+        for (int pct = 99; pct >= 30; pct--) {
+            int64_t nb = peak * pct / 100;
+            if (nb < xe_instance_min_footprint(in->g)) break;
+            in->dev[0].budget = nb;
+            int rc = xe_heur_greedy(in, &st, &err);
+            assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+            xe_stages_clear(&st);
+            if (rc != XE_OK) break;
+            b = nb;
+        }
+        in->dev[0].budget = b - peak / 100;
+        if (in->dev[0].budget < xe_instance_min_footprint(in->g)) {
+            xe_instance_free(in);
+            continue;
+        }
+        below++;
+        int tries = 0;
+        int rc = xe_heur_greedy_random(in, seed, 0.5, &st, &tries, &err);
+        assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+        assert_true(tries >= 1);
+        if (rc == XE_OK) {
+            found++;
+            xe_test_assert_stages_valid(in, &st);
+            double c = xe_stages_cost(in, &st);
+            assert_true(c >= base - 1e-9 * base);
+            xe_stages again;
+            int tries2 = 0;
+            assert_int_equal(xe_heur_greedy_random(in, seed, 60.0, &again, &tries2, &err), XE_OK);
+            assert_int_equal(tries2, tries);
+            assert_true(xe_stages_cost(in, &again) == c);
+            assert_memory_equal(again.R, st.R, (size_t)in->g->n * in->g->n);
+            assert_memory_equal(again.S, st.S, (size_t)in->g->n * in->g->n);
+            xe_stages_clear(&again);
+            xe_stages_clear(&st);
+        }
+        in->dev[0].budget = xe_instance_min_footprint(in->g) - 1;
+        double t0 = xe_now();
+        assert_int_equal(xe_heur_greedy_random(in, seed, 5.0, &st, &tries, &err), XE_EINFEASIBLE);
+        assert_true(xe_now() - t0 < 1.0);
+        assert_non_null(strstr(err.msg, "needs"));
+        xe_instance_free(in);
+    }
+    print_message("randomised restarts one step below the greedy's floor: schedules on %d of %d DAGs\n", found, below);
+    assert_true(below >= 6);
+    assert_true(found >= 1);
+}
+
 /* The brute-force suite's tiny random instances (nodes some device cannot run, copy
  * costs, budgets down to the exact footprint): wherever the exact stage-class solver
  * (tests/brute) finds a schedule the greedy finds one too, valid and never cheaper than
@@ -567,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_greedy_training_chains),
         cmocka_unit_test(test_greedy_random_training),
         cmocka_unit_test(test_greedy_long_edge_dags),
+        cmocka_unit_test(test_greedy_random_below_floor),
         cmocka_unit_test(test_greedy_tiny_instances),
         cmocka_unit_test(test_portfolio_from_min_budget),
         cmocka_unit_test(test_greedy_large_training),

@@ -14,6 +14,16 @@
  * XE_EINFEASIBLE when it finds no schedule (not a proof that none exists). */
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
 
+/* Randomised restarts of the greedy (docs/heuristic.md, "Randomised restarts"), for
+ * budgets where xe_heur_greedy finds nothing: passes of its variants in turn, each
+ * eviction score multiplied by a factor drawn uniformly from [1, 9) (splitmix64 from
+ * seed; the same seed gives the same passes), until one pass finds a schedule (pruned,
+ * xe_stages_check passed, to out) or max_seconds (wall, >= 0; at least one pass runs)
+ * have passed. *tries (may be NULL) = passes run. XE_EINFEASIBLE when none found (not
+ * a proof), XE_EINVAL, XE_ENOMEM; out is cleared on error. */
+int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
+                          xe_err *err);
+
 /* Checkpoint-all on device d: every node computed once on d, kept while it has later
  * users. XE_EINFEASIBLE when it does not fit d's budget or d cannot run some node. */
 int xe_heur_checkpoint_all(const xe_instance *in, int d, xe_stages *out, xe_err *err);
@@ -39,17 +49,24 @@ int xe_budget_range(const xe_instance *in, int d, int64_t *lower, int64_t *upper
 int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err);
 
 /* The heuristic portfolio: xe_heur_greedy (its four variants), checkpoint-all and
- * recompute-all on each device; the cheapest valid result (pruned, then improved by
- * xe_heur_improve for at most 0.25 s, xe_stages_check passed) goes to out. *which
- * (may be NULL) names it ("greedy", "checkpoint-all", "recompute-all"; static
- * strings). On one device it never fails at a budget of at
- * least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE when none
- * finds a schedule (not a proof); XE_ENOMEM. */
+ * recompute-all on each device; when none of them finds a schedule (and no node's
+ * footprint proves the budgets infeasible), xe_heur_greedy_random until
+ * XE_PORTFOLIO_RANDOM_S seconds from the call's start. The cheapest valid result
+ * (pruned, then improved by xe_heur_improve for at most 0.25 s, xe_stages_check
+ * passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
+ * "recompute-all", "greedy-random"; static strings). On one device it never fails at a
+ * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
+ * when none finds a schedule (not a proof); XE_ENOMEM. */
+#define XE_PORTFOLIO_RANDOM_S 0.6
+#define XE_PORTFOLIO_RANDOM_SEED 1
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
 
-/* xe_heur_best with the local improvement switched off (improve = 0): for feasibility
- * questions such as xe_min_budget's bisection, where only finding a schedule counts. */
-int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, xe_err *err);
+/* xe_heur_best with the local improvement on (improve = 1) or off (0: for feasibility
+ * questions such as xe_min_budget's bisection, where only finding a schedule counts)
+ * and the randomised restarts ending random_seconds (wall) after the call's start
+ * (0: none). */
+int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
+                    xe_err *err);
 
 /* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement"):
  * recomputations and incoming copies of i on d, most expensive first, are replaced by

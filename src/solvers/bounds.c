@@ -67,7 +67,7 @@ static int portfolio_fits(const xe_instance *in, int d, int64_t b, int *fatal, x
     xe_instance tmp = *in; /* shallow: only the budgets differ */
     tmp.dev[d].budget = b;
     xe_stages st;
-    int rc = xe_heur_best_ex(&tmp, &st, NULL, 0, err);
+    int rc = xe_heur_best_ex(&tmp, &st, NULL, 0, 0.0, err);
     xe_stages_clear(&st);
     if (rc != XE_OK && rc != XE_EINFEASIBLE) *fatal = rc;
     return rc == XE_OK;

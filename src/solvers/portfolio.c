@@ -93,11 +93,13 @@ static void keep_better(const xe_instance *in, xe_stages *best, double *best_cos
 
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err)
 {
-    return xe_heur_best_ex(in, out, which, 1, err);
+    return xe_heur_best_ex(in, out, which, 1, XE_PORTFOLIO_RANDOM_S, err);
 }
 
-int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, xe_err *err)
+int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
+                    xe_err *err)
 {
+    double t0 = xe_now();
     memset(out, 0, sizeof *out);
     if (which) *which = "none";
     double best_cost = INFINITY;
@@ -123,6 +125,13 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
             xe_stages_clear(out);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
+    }
+    /* nothing found: randomised greedy restarts for what is left of random_seconds */
+    double left = random_seconds - (xe_now() - t0);
+    if (!out->R && left > 0) {
+        rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, left, &cand, NULL, &e2);
+        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy-random");
+        else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", e2.msg);
     }
     if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
     return improve ? xe_heur_improve(in, out, in->g->n > 300 ? 0.1 : 0.25, err) : XE_OK;

@@ -92,15 +92,15 @@ fi
 # portfolio can do, and that budget really works; below it, budget descent
 n100=$shared/random_layered_n100.json
 if [ -r "$n100" ]; then
-    "$xe" solve "$n100" --devices gpu --budget 60% --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
+    "$xe" solve "$n100" --devices gpu --budget 55% --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 4 ] && ok "n100 60%: exit 4" || bad "n100 60%: exit $rc: $(cat "$tmp/err")"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "n100 60%: one line" || bad "n100 60%: $(cat "$tmp/err")"
-    [ ! -e "$tmp/n.json" ] && ok "n100 60%: no output" || bad "n100 60%: output written"
+    [ $rc -eq 4 ] && ok "n100 55%: exit 4" || bad "n100 55%: exit $rc: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "n100 55%: one line" || bad "n100 55%: $(cat "$tmp/err")"
+    [ ! -e "$tmp/n.json" ] && ok "n100 55%: no output" || bad "n100 55%: output written"
     hi=$(sed -n 's/.*finds a schedule from [^(]*(\([0-9]*\) B).*/\1/p' "$tmp/err")
     lo=$(sed -n 's/.*needs at least [^(]*(\([0-9]*\) B).*/\1/p' "$tmp/err")
     if [ -n "$hi" ] && [ -n "$lo" ] && [ "$lo" -le "$hi" ]; then
-        ok "n100 60%: hint $lo..$hi B"
+        ok "n100 55%: hint $lo..$hi B"
         "$xe" solve "$n100" --devices gpu --budget "$hi" --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         [ $rc -eq 0 ] && ok "n100 at the hinted budget: a schedule" || bad "n100 at $hi B: exit $rc: $(cat "$tmp/err")"
@@ -108,21 +108,22 @@ if [ -r "$n100" ]; then
         rc=$?
         [ $rc -eq 3 ] && ok "n100 below the hinted lower bound: infeasible (exit 3)" || bad "n100 at $((lo - 1)) B: exit $rc"
     else
-        bad "n100 60%: no budget hint in: $(cat "$tmp/err")"
+        bad "n100 55%: no budget hint in: $(cat "$tmp/err")"
     fi
-    # below the portfolio's floor (63.5% of the peak) budget descent makes a schedule:
-    # at 63% the portfolio alone finds none (exit 4), auto's descent row says it fits,
-    # and the schedule written passes the simulator at that budget
-    "$xe" solve "$n100" --devices gpu --budget 63% --method heuristic -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+    # below the portfolio's floor (62.3% of the peak with its randomised restarts of
+    # seed 1, 63.5% without) budget descent makes a schedule: at 62% the portfolio
+    # alone finds none (exit 4), auto's descent row says it fits, and the schedule
+    # written passes the simulator at that budget
+    "$xe" solve "$n100" --devices gpu --budget 62% --method heuristic -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 4 ] && ok "n100 63%, portfolio only: none (exit 4)" || bad "n100 63% heuristic: exit $rc"
-    "$xe" solve "$n100" --devices gpu --budget 63% --time-limit 20 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+    [ $rc -eq 4 ] && ok "n100 62%, portfolio only: none (exit 4)" || bad "n100 62% heuristic: exit $rc"
+    "$xe" solve "$n100" --devices gpu --budget 62% --time-limit 30 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 0 ] && ok "n100 63%, auto: a schedule" || bad "n100 63% auto: exit $rc: $(cat "$tmp/err")"
-    if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "n100 63%: descent row fits"; else bad "n100 63%: descent row in: $(cat "$tmp/out")"; fi
-    "$xe" simulate "$n100" "$tmp/d.json" --devices gpu --budget 63% >"$tmp/out" 2>"$tmp/err"
+    [ $rc -eq 0 ] && ok "n100 62%, auto: a schedule" || bad "n100 62% auto: exit $rc: $(cat "$tmp/err")"
+    if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "n100 62%: descent row fits"; else bad "n100 62%: descent row in: $(cat "$tmp/out")"; fi
+    "$xe" simulate "$n100" "$tmp/d.json" --devices gpu --budget 62% >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 0 ] && ok "n100 63%: simulate accepts the schedule" || bad "n100 63% simulate: exit $rc: $(cat "$tmp/err")"
+    [ $rc -eq 0 ] && ok "n100 62%: simulate accepts the schedule" || bad "n100 62% simulate: exit $rc: $(cat "$tmp/err")"
 else
     echo "skip n100 check: $n100 not found"
 fi

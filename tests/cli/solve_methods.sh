@@ -110,20 +110,25 @@ if [ -r "$n100" ]; then
     else
         bad "n100 55%: no budget hint in: $(cat "$tmp/err")"
     fi
-    # below the portfolio's floor (62.3% of the peak with its randomised restarts of
-    # seed 1, 63.5% without) budget descent makes a schedule: at 62% the portfolio
-    # alone finds none (exit 4), auto's descent row says it fits, and the schedule
-    # written passes the simulator at that budget
-    "$xe" solve "$n100" --devices gpu --budget 62% --method heuristic -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+    # below the portfolio's floor budget descent makes a schedule: at 62.4% of the peak
+    # neither the greedy (floor 63.2%) nor its randomised restarts (seed 1, 0.6 s) find
+    # one (exit 4), auto's descent row says it fits, and the schedule written passes the
+    # simulator at that budget (a machine fast enough for the restarts to find one
+    # leaves descent nothing to do: said, and the rest is skipped)
+    "$xe" solve "$n100" --devices gpu --budget 62.4% --method heuristic -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 4 ] && ok "n100 62%, portfolio only: none (exit 4)" || bad "n100 62% heuristic: exit $rc"
-    "$xe" solve "$n100" --devices gpu --budget 62% --time-limit 30 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    [ $rc -eq 0 ] && ok "n100 62%, auto: a schedule" || bad "n100 62% auto: exit $rc: $(cat "$tmp/err")"
-    if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "n100 62%: descent row fits"; else bad "n100 62%: descent row in: $(cat "$tmp/out")"; fi
-    "$xe" simulate "$n100" "$tmp/d.json" --devices gpu --budget 62% >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    [ $rc -eq 0 ] && ok "n100 62%: simulate accepts the schedule" || bad "n100 62% simulate: exit $rc: $(cat "$tmp/err")"
+    if [ $rc -eq 0 ]; then
+        echo "skip n100 62.4% descent check: the randomised restarts found a schedule on this machine"
+    else
+        [ $rc -eq 4 ] && ok "n100 62.4%, portfolio only: none (exit 4)" || bad "n100 62.4% heuristic: exit $rc"
+        "$xe" solve "$n100" --devices gpu --budget 62.4% --time-limit 40 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] && ok "n100 62.4%, auto: a schedule" || bad "n100 62.4% auto: exit $rc: $(cat "$tmp/err")"
+        if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "n100 62.4%: descent row fits"; else bad "n100 62.4%: descent row in: $(cat "$tmp/out")"; fi
+        "$xe" simulate "$n100" "$tmp/d.json" --devices gpu --budget 62.4% >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] && ok "n100 62.4%: simulate accepts the schedule" || bad "n100 62.4% simulate: exit $rc: $(cat "$tmp/err")"
+    fi
 else
     echo "skip n100 check: $n100 not found"
 fi

@@ -22,6 +22,9 @@ void xe_descent_opts_default(xe_descent_opts *o)
     o->seed = 1;
 }
 
+/* Seconds at most for the randomised restarts of the start (a tenth of its time). */
+#define XE_DESCENT_RANDOM_S 2.0
+
 /* Bytes that surely hold the no-recomputation schedule: no budget is scaled beyond it. */
 static int64_t budget_cap(const xe_instance *in)
 {
@@ -85,6 +88,31 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
             return fatal;
         } else {
             lo = mid;
+        }
+    }
+    /* the greedy's randomised restarts (docs/heuristic.md) between the budgets and the
+     * greedy's factor: a start closer to the budgets leaves less overflow to remove */
+    double rand_t0 = xe_now(), rand_s = fmin(XE_DESCENT_RANDOM_S, 0.1 * max_seconds);
+    lo = 1.0;
+    for (uint64_t k = 1; hi - lo > 0.005 && xe_now() - rand_t0 < rand_s; k++) {
+        double mid = 0.5 * (lo + hi), slice = fmin(0.25 * rand_s, rand_s - (xe_now() - rand_t0));
+        xe_instance tmp = *in;
+        for (int d = 0; d < in->ndev; d++) {
+            double b = (double)in->dev[d].budget * mid;
+            tmp.dev[d].budget = b >= (double)cap ? (in->dev[d].budget > cap ? in->dev[d].budget : cap) : (int64_t)b;
+        }
+        xe_stages st = {0};
+        xe_err e2;
+        int rc = xe_heur_greedy_random(&tmp, k, fmax(0.0, slice), &st, NULL, &e2);
+        if (rc == XE_OK) {
+            xe_stages_clear(out);
+            *out = st;
+            hi = mid;
+        } else if (rc == XE_EINFEASIBLE) {
+            lo = mid;
+        } else {
+            xe_stages_clear(out);
+            return xe_err_set(err, rc, "%s", e2.msg);
         }
     }
     if (factor) *factor = hi;

@@ -52,12 +52,12 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * recompute-all on each device; when none of them finds a schedule (and no node's
  * footprint proves the budgets infeasible), xe_heur_greedy_random until
  * XE_PORTFOLIO_RANDOM_S seconds from the call's start. The cheapest valid result
- * (pruned, then improved by xe_heur_improve for at most 0.25 s, xe_stages_check
- * passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
+ * (pruned, then improved by xe_heur_improve for at most 0.25 s, and to at most 0.1 s
+ * past XE_PORTFOLIO_RANDOM_S after the restarts; xe_stages_check passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
  * "recompute-all", "greedy-random"; static strings). On one device it never fails at a
  * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
  * when none finds a schedule (not a proof); XE_ENOMEM. */
-#define XE_PORTFOLIO_RANDOM_S 0.6
+#define XE_PORTFOLIO_RANDOM_S 0.8
 #define XE_PORTFOLIO_RANDOM_SEED 1
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
 

@@ -128,13 +128,17 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     }
     /* nothing found: randomised greedy restarts for what is left of random_seconds */
     double left = random_seconds - (xe_now() - t0);
-    if (!out->R && left > 0) {
+    int restarted = !out->R && left > 0;
+    if (restarted) {
         rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, left, &cand, NULL, &e2);
         if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy-random");
         else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", e2.msg);
     }
     if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
-    return improve ? xe_heur_improve(in, out, in->g->n > 300 ? 0.1 : 0.25, err) : XE_OK;
+    double imp_s = in->g->n > 300 ? 0.1 : 0.25;
+    if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
+        imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
+    return improve ? xe_heur_improve(in, out, imp_s, err) : XE_OK;
 }
 
 /* ---- local improvement: keep instead of recompute ---- */

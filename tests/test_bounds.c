@@ -60,6 +60,46 @@ static void test_min_budget_counterexample(void **state)
     assert_int_equal(xe_min_budget(in, 0, &lo, &up, &err), XE_OK);
     assert_int_equal(lo, 30);
     assert_int_equal(up, 40);
+    /* with no time the bisection stops after its first check and vouches for the
+     * no-recomputation peak, a budget where the portfolio finds a schedule */
+    int64_t lo0, up0;
+    assert_int_equal(xe_min_budget_within(in, 0, 0.0, &lo0, &up0, &err), XE_OK);
+    assert_int_equal(lo0, 30);
+    assert_int_equal(up0, xe_instance_norecompute_peak(in->g));
+    in->dev[0].budget = up0;
+    assert_int_equal(xe_heur_best(in, &st, NULL, &err), XE_OK);
+    xe_stages_clear(&st);
+    xe_instance_free(in);
+}
+
+/* xe_min_budget_within on a 12-node chain with a long skip edge (0 -> 11): without a
+ * time limit it equals xe_min_budget; with none it vouches for the no-recomputation
+ * peak, where the portfolio does find a schedule, and never for less than the full
+ * bisection's answer. */
+static void test_min_budget_within(void **state)
+{
+    (void)state;
+    int64_t mem[12] = {5, 3, 7, 2, 6, 4, 8, 3, 5, 2, 6, 1};
+    double cost[12] = {1, 2, 1, 3, 1, 2, 1, 2, 1, 3, 1, 1};
+    int edges[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 0, 11, -1};
+    xe_instance *in = xe_test_array_instance(12, mem, cost, edges, 1);
+    xe_err err;
+    int64_t lo, up, lo2, up2;
+    in->dev[0].budget = 1000;
+    assert_int_equal(xe_min_budget(in, 0, &lo, &up, &err), XE_OK);
+    assert_int_equal(xe_min_budget_within(in, 0, INFINITY, &lo2, &up2, &err), XE_OK);
+    assert_int_equal(lo2, lo);
+    assert_int_equal(up2, up);
+    assert_true(up < xe_instance_norecompute_peak(in->g)); /* recomputation saves memory here */
+    assert_int_equal(xe_min_budget_within(in, 0, 0.0, &lo2, &up2, &err), XE_OK);
+    assert_int_equal(lo2, lo);
+    assert_int_equal(up2, xe_instance_norecompute_peak(in->g));
+    assert_true(up2 >= up);
+    xe_stages st;
+    in->dev[0].budget = up2;
+    assert_int_equal(xe_heur_best(in, &st, NULL, &err), XE_OK);
+    xe_test_assert_stages_valid(in, &st);
+    xe_stages_clear(&st);
     xe_instance_free(in);
 }
 
@@ -331,6 +371,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_min_budget_counterexample),
+        cmocka_unit_test(test_min_budget_within),
         cmocka_unit_test(test_cheapest_bound_hand),
         cmocka_unit_test(test_recompute_all_chain),
         cmocka_unit_test(test_eviction_bound_hand),

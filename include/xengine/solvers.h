@@ -53,8 +53,9 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * footprint proves the budgets infeasible), xe_heur_greedy_random until
  * XE_PORTFOLIO_RANDOM_S seconds from the call's start. The cheapest valid result
  * (pruned, then improved by xe_heur_improve for at most 0.25 s, and to at most 0.1 s
- * past XE_PORTFOLIO_RANDOM_S after the restarts; xe_stages_check passed) goes to out. *which (may be NULL) names it ("greedy", "checkpoint-all",
- * "recompute-all", "greedy-random"; static strings). On one device it never fails at a
+ * past XE_PORTFOLIO_RANDOM_S after the restarts; xe_stages_check passed) goes to out.
+ * *which (may be NULL) names it ("greedy", "checkpoint-all", "recompute-all",
+ * "greedy-random"; static strings). On one device it never fails at a
  * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
  * when none finds a schedule (not a proof); XE_ENOMEM. */
 #define XE_PORTFOLIO_RANDOM_S 0.8
@@ -133,6 +134,13 @@ int xe_bound_lp(const xe_instance *in, double time_limit, int isolate, double *l
  * no-recomputation peak plus the largest footprint. *lower == *upper means the minimum
  * is known exactly. in is not modified. */
 int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err);
+
+/* xe_min_budget with its bisection stopped once max_seconds (wall, from the call) have
+ * passed: *upper is then the smallest budget where a schedule was found so far (at
+ * worst the no-recomputation peak plus the largest footprint: the first check, which
+ * always runs), still a budget where a schedule exists; *lower is unchanged. */
+int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64_t *lower, int64_t *upper,
+                         xe_err *err);
 
 /* ---- Anytime large-neighbourhood search (docs/lns.md) ---- */
 

@@ -6,6 +6,7 @@
 
 #include "xengine/milp.h"
 #include "xengine/solvers.h"
+#include "xengine/timer.h"
 
 /* 1 when device d can compute v with its inputs resident within d's budget. */
 static int fits(const xe_instance *in, int v, int d)
@@ -75,20 +76,38 @@ static int portfolio_fits(const xe_instance *in, int d, int64_t b, int *fatal, x
 
 int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err)
 {
+    return xe_min_budget_within(in, d, INFINITY, lower, upper, err);
+}
+
+int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64_t *lower, int64_t *upper,
+                         xe_err *err)
+{
+    double t0 = xe_now();
     int rc = xe_budget_range(in, d, lower, NULL, err);
     if (rc) return rc;
     *upper = 0;
     int fatal = 0;
-    int64_t hi = xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
-    if (!portfolio_fits(in, d, hi, &fatal, err)) return fatal ? fatal : XE_OK;
+    /* the no-recomputation peak first (checkpoint-all fits there on one device, and a
+     * quick answer matters when the time is short), else a budget that holds it with
+     * any node's footprint besides */
+    int64_t hi = xe_instance_norecompute_peak(in->g), big = hi + xe_instance_min_footprint(in->g);
+    if (hi < *lower || !portfolio_fits(in, d, hi, &fatal, err)) {
+        if (fatal) return fatal;
+        hi = big;
+        if (!portfolio_fits(in, d, hi, &fatal, err)) return fatal ? fatal : XE_OK;
+    }
     int64_t a = *lower;
+    if (xe_now() - t0 >= max_seconds) {
+        *upper = hi;
+        return XE_OK;
+    }
     if (portfolio_fits(in, d, a, &fatal, err)) {
         *upper = a;
         return XE_OK;
     }
     if (fatal) return fatal;
     /* invariant: fails at a, fits at hi */
-    while (hi - a > 1 && (double)(hi - a) > 0.01 * (double)hi) {
+    while (hi - a > 1 && (double)(hi - a) > 0.01 * (double)hi && xe_now() - t0 < max_seconds) {
         int64_t mid = a + (hi - a) / 2;
         if (portfolio_fits(in, d, mid, &fatal, err)) hi = mid;
         else if (fatal) return fatal;

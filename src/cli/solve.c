@@ -91,31 +91,48 @@ static const char *json_num(double x, char *buf, size_t cap)
 static const char *exact(int64_t b, char *buf, size_t cap)
 {
     char h[32];
-    snprintf(buf, cap, "%s (%lld B)", xe_cli_bytes(b, h, sizeof h), (long long)b);
+    xe_cli_bytes(b, h, sizeof h);
+    char plain[32];
+    snprintf(plain, sizeof plain, "%lld B", (long long)b);
+    if (!strcmp(h, plain)) snprintf(buf, cap, "%s", plain);
+    else snprintf(buf, cap, "%s (%.24s)", h, plain);
     return buf;
 }
 
-/* Seconds the budget hint may take: what the time limit leaves, at least
- * XE_HINT_MIN_S (its bisection then stops early and vouches for a larger budget);
- * unlimited with --heuristic-only. */
-#define XE_HINT_MIN_S 0.25
-static double hint_s(const xe_plan_opts *po, int heur_only, double t_start)
+/* Seconds the budget hint may take: what the time limit leaves (its bisection then
+ * stops early, vouches for a larger budget and says so; its first check, at the
+ * no-recomputation peak, always runs). */
+static double hint_s(const xe_plan_opts *po, double t_start)
 {
-    if (heur_only) return INFINITY;
-    return fmax(XE_HINT_MIN_S, po->time_limit - (xe_now() - t_start));
+    return fmax(0.0, po->time_limit - (xe_now() - t_start));
+}
+
+/* "from H (P% of the no-recomputation peak)", or, when the bisection was cut by the
+ * time limit, "at H (P% ...; smaller budgets not tried within the time limit)". */
+static void upper_text(const xe_instance *in, int64_t hi, int complete, char *buf, size_t cap)
+{
+    char b[64];
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    snprintf(buf, cap, "%s %s (%.1f%% of the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b, sizeof b),
+             peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
+             complete ? "" : "; smaller budgets not tried within the time limit");
 }
 
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds)
 {
     fflush(stdout); /* the table above comes before the error line, also in one pipe */
-    char b1[64], b2[64], b3[64];
+    char b1[64], b2[64], b3[160];
     int64_t lo = 0, hi = 0;
+    int complete = 0;
     xe_err err = {{0}};
-    int rc = xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &err);
+    int rc = xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err);
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at least %s there",
             graph, exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why, exact(lo, b2, sizeof b2));
-    if (rc == XE_OK && hi > 0) fprintf(stderr, "; the heuristic portfolio finds a schedule from %s", exact(hi, b3, sizeof b3));
+    if (rc == XE_OK && hi > 0) {
+        upper_text(in, hi, complete, b3, sizeof b3);
+        fprintf(stderr, "; the heuristic portfolio finds a schedule %s", b3);
+    }
     fprintf(stderr, "\n");
 }
 
@@ -124,16 +141,17 @@ static void report_infeasible(const xe_instance *in, const char *graph, const ch
  * finds a schedule from H (P% of the no-recomputation peak)", or "" when unknown. */
 static const char *budget_hint(const xe_instance *in, double max_seconds, char *buf, size_t cap)
 {
-    char b2[64], b3[64];
+    char b2[64], b3[160];
     int64_t lo = 0, hi = 0;
+    int complete = 0;
     xe_err err = {{0}};
     buf[0] = 0;
-    if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &err) != XE_OK) return buf;
+    if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
     int len = snprintf(buf, cap, "; every schedule needs at least %s on %s", exact(lo, b2, sizeof b2), in->dev[0].name);
-    int64_t peak = xe_instance_norecompute_peak(in->g);
-    if (hi > 0 && len > 0 && (size_t)len < cap)
-        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule from %s (%.1f%% of the "
-                 "no-recomputation peak)", exact(hi, b3, sizeof b3), peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0);
+    if (hi > 0 && len > 0 && (size_t)len < cap) {
+        upper_text(in, hi, complete, b3, sizeof b3);
+        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s", b3);
+    }
     return buf;
 }
 
@@ -397,7 +415,7 @@ int xe_cli_solve(int argc, char **argv)
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
     if (rc == XE_OK && in->dev[0].budget < lo) {
-        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, heur_only, t_start));
+        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start));
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -425,7 +443,7 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     if (pr.infeasible) {
-        report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, heur_only, t_start));
+        report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, t_start));
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -439,13 +457,13 @@ int xe_cli_solve(int argc, char **argv)
             fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
                             "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
                     io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
-                    budget_hint(in, hint_s(&po, heur_only, t_start), hint, sizeof hint));
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
                             "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
                             "budget)%s\n", io.graph,
-                    budget_hint(in, hint_s(&po, heur_only, t_start), hint, sizeof hint));
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
             code = XE_EXIT_TIMEOUT;
         }
         goto done;

@@ -40,7 +40,9 @@ int xe_io_check_writable(const char *path, xe_err *err)
     if (!*path) return xe_err_set(err, XE_EIO, "an empty path cannot be written");
     /* rename() would replace a device, a symbolic link or a socket with a plain file */
     if (lstat(path, &cur) == 0 && !S_ISREG(cur.st_mode))
-        return xe_err_set(err, XE_EIO, "%s: exists and is not a regular file; refusing to replace it", path);
+        return xe_err_set(err, XE_EIO, "%s: exists and is %s; refusing to replace it", path,
+                          S_ISLNK(cur.st_mode) ? "a symbolic link (the schedule would replace the link, not its target)"
+                          : S_ISDIR(cur.st_mode) ? "a directory" : "not a regular file");
     const char *slash = strrchr(path, '/');
     char dir[4096];
     if (!slash) snprintf(dir, sizeof dir, ".");

@@ -570,7 +570,8 @@ static int input_tensor(rd *r, const char *nm, const char *name)
     if (rc < 0) return rc;
     if (!c)
         return xe_err_set(r->err, XE_EINVAL,
-                          "%s: node \"%s\": input \"%s\" is not a graph input, an initializer or an earlier node's output",
+                          "%s: node \"%s\": input \"%s\" is not a graph input, an initializer or an earlier node's output "
+                          "(ONNX nodes must be in topological order: a cycle, or a node listed before its producer)",
                           r->path, nm, name);
     t = add_const_tensor(r, name, c);
     return t < 0 ? (r->err && strncmp(r->err->msg, r->path, strlen(r->path)) != 0 ? wrap(r, t, nm) : t) : t;

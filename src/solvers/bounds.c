@@ -76,13 +76,14 @@ static int portfolio_fits(const xe_instance *in, int d, int64_t b, int *fatal, x
 
 int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err)
 {
-    return xe_min_budget_within(in, d, INFINITY, lower, upper, err);
+    return xe_min_budget_within(in, d, INFINITY, lower, upper, NULL, err);
 }
 
 int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64_t *lower, int64_t *upper,
-                         xe_err *err)
+                         int *complete, xe_err *err)
 {
     double t0 = xe_now();
+    if (complete) *complete = 0;
     int rc = xe_budget_range(in, d, lower, NULL, err);
     if (rc) return rc;
     *upper = 0;
@@ -103,17 +104,24 @@ int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64
     }
     if (portfolio_fits(in, d, a, &fatal, err)) {
         *upper = a;
+        if (complete) *complete = 1;
         return XE_OK;
     }
     if (fatal) return fatal;
     /* invariant: fails at a, fits at hi */
-    while (hi - a > 1 && (double)(hi - a) > 0.01 * (double)hi && xe_now() - t0 < max_seconds) {
+    int cut = 0;
+    while (hi - a > 1 && (double)(hi - a) > 0.01 * (double)hi) {
+        if (xe_now() - t0 >= max_seconds) {
+            cut = 1;
+            break;
+        }
         int64_t mid = a + (hi - a) / 2;
         if (portfolio_fits(in, d, mid, &fatal, err)) hi = mid;
         else if (fatal) return fatal;
         else a = mid;
     }
     *upper = hi;
+    if (complete) *complete = !cut;
     return XE_OK;
 }
 

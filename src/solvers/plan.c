@@ -211,8 +211,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1. heuristic portfolio (docs/heuristic.md) */
     const char *which = "greedy";
     /* its randomised restarts (only when nothing else found a schedule) take at most a
-     * quarter of the limit */
-    double rand_s = o->mode == XE_PLAN_HEURISTIC ? XE_PORTFOLIO_RANDOM_S : fmin(XE_PORTFOLIO_RANDOM_S, 0.25 * o->time_limit);
+     * quarter of the limit, half in heuristic mode (nothing else follows there) */
+    double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
+    double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit) : XE_PORTFOLIO_RANDOM_S;
     int hrc = xe_heur_best_ex(in, &heur, &which, 1, rand_s, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;

@@ -31,15 +31,24 @@ static int64_t budget_cap(const xe_instance *in)
     return xe_instance_norecompute_peak(in->g) + xe_instance_min_footprint(in->g);
 }
 
-/* The greedy at every budget scaled by f, never below the budget asked for and never
- * above cap (bytes that hold the no-recomputation schedule). */
-static int greedy_scaled(const xe_instance *in, double f, int64_t cap, xe_stages *out, int *fatal, xe_err *err)
+/* in with every budget scaled by f, never below the budget asked for and never above
+ * cap (bytes that hold the no-recomputation schedule; shallow copy: only the budgets
+ * differ). */
+static xe_instance scaled(const xe_instance *in, double f, int64_t cap)
 {
-    xe_instance tmp = *in; /* shallow: only the budgets differ */
+    xe_instance tmp = *in;
     for (int d = 0; d < in->ndev; d++) {
         double b = (double)in->dev[d].budget * f;
         tmp.dev[d].budget = b >= (double)cap ? (in->dev[d].budget > cap ? in->dev[d].budget : cap) : (int64_t)b;
     }
+    return tmp;
+}
+
+/* The greedy on scaled(in, f, cap): 1 with its schedule in out, else 0 (*fatal set on
+ * errors other than "none found"). */
+static int greedy_scaled(const xe_instance *in, double f, int64_t cap, xe_stages *out, int *fatal, xe_err *err)
+{
+    xe_instance tmp = scaled(in, f, cap);
     xe_stages st = {0};
     int rc = xe_heur_greedy(&tmp, &st, err);
     if (rc == XE_OK) {
@@ -96,11 +105,7 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
     lo = 1.0;
     for (uint64_t k = 1; hi - lo > 0.005 && xe_now() - rand_t0 < rand_s; k++) {
         double mid = 0.5 * (lo + hi), slice = fmin(0.25 * rand_s, rand_s - (xe_now() - rand_t0));
-        xe_instance tmp = *in;
-        for (int d = 0; d < in->ndev; d++) {
-            double b = (double)in->dev[d].budget * mid;
-            tmp.dev[d].budget = b >= (double)cap ? (in->dev[d].budget > cap ? in->dev[d].budget : cap) : (int64_t)b;
-        }
+        xe_instance tmp = scaled(in, mid, cap);
         xe_stages st = {0};
         xe_err e2;
         int rc = xe_heur_greedy_random(&tmp, k, fmax(0.0, slice), &st, NULL, &e2);

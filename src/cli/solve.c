@@ -101,12 +101,13 @@ static const char *exact(int64_t b, char *buf, size_t cap)
     return buf;
 }
 
-/* Seconds the budget hint may take: what the time limit leaves (its bisection then
- * stops early, vouches for a larger budget and says so; its first check, at the
- * no-recomputation peak, always runs). */
+/* Seconds the budget hint may take: what the time limit leaves, or, when that is less,
+ * 2% of the limit and at most 1 s past it (its bisection then stops early, vouches for
+ * a larger budget and says so; its first check, at the no-recomputation peak, always
+ * runs). */
 static double hint_s(const xe_plan_opts *po, double t_start)
 {
-    return fmax(0.0, po->time_limit - (xe_now() - t_start));
+    return fmax(fmin(1.0, 0.02 * po->time_limit), po->time_limit - (xe_now() - t_start));
 }
 
 /* "from H (P% of the no-recomputation peak)", or, when the bisection was cut by the

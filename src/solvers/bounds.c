@@ -74,6 +74,19 @@ static int portfolio_fits(const xe_instance *in, int d, int64_t b, int *fatal, x
     return rc == XE_OK;
 }
 
+/* 1 when checkpoint-all on device d fits with d's budget set to b (a quick first
+ * check: at the no-recomputation peak it does wherever d can run every node). */
+static int checkpoint_all_fits(const xe_instance *in, int d, int64_t b)
+{
+    xe_instance tmp = *in; /* shallow: only the budgets differ */
+    tmp.dev[d].budget = b;
+    xe_stages st;
+    xe_err e2;
+    int rc = xe_heur_checkpoint_all(&tmp, d, &st, &e2);
+    if (rc == XE_OK) xe_stages_clear(&st);
+    return rc == XE_OK;
+}
+
 int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, xe_err *err)
 {
     return xe_min_budget_within(in, d, INFINITY, lower, upper, NULL, err);
@@ -92,7 +105,7 @@ int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64
      * quick answer matters when the time is short), else a budget that holds it with
      * any node's footprint besides */
     int64_t hi = xe_instance_norecompute_peak(in->g), big = hi + xe_instance_min_footprint(in->g);
-    if (hi < *lower || !portfolio_fits(in, d, hi, &fatal, err)) {
+    if (hi < *lower || (!checkpoint_all_fits(in, d, hi) && !portfolio_fits(in, d, hi, &fatal, err))) {
         if (fatal) return fatal;
         hi = big;
         if (!portfolio_fits(in, d, hi, &fatal, err)) return fatal ? fatal : XE_OK;

@@ -8,6 +8,7 @@
  *                 [--methods baselines,heuristic,milp-nostart,milp,lns,auto,descent] [--seed N]
  *                 [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]
  *                 [--lns-slice S] [--verbose N]  (LNS progress on stderr: 1 lines, 2 each neighbourhood)
+ *                 [--knapsack-rows]  (whole-model MILPs add docs/formulation.md's constraint 9)
  *
  * auto is xe_plan (include/xengine/plan.h), the strategy of `xengine solve --method auto`,
  * with --limit as its time limit; its row shows its own bound and gap. descent (not in
@@ -46,6 +47,7 @@ typedef struct bench_opts {
     char methods[256];
     int threads, max_nodes;
     double slice; /* LNS seconds per neighbourhood (0: default) */
+    int knapsack; /* 1: whole-model MILPs (milp-nostart, milp, auto's) add the knapsack rows */
     int verbose; /* LNS progress level on stderr (0: none, 2: each neighbourhood) */
     unsigned long long seed; /* the descent's neighbourhood seed (1) */
 } bench_opts;
@@ -202,6 +204,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         mo.time_limit = o->limit;
         mo.threads = o->threads;
         mo.isolate = 1;
+        mo.knapsack = o->knapsack;
         t0 = xe_now();
         int rc = xe_milp_solve(in, &mo, &plain, &err);
         double tt = xe_now() - t0;
@@ -220,6 +223,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         mo.time_limit = fmax(0.1, o->limit - t_heur);
         mo.threads = o->threads;
         mo.isolate = 1;
+        mo.knapsack = o->knapsack;
         mo.start = &heur;
         xe_milp_result mr;
         t0 = xe_now();
@@ -296,6 +300,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         po.threads = o->threads;
         po.progress = o->verbose;
         po.slice = o->slice;
+        po.knapsack = o->knapsack;
         xe_plan_result pr;
         t0 = xe_now();
         int rc = xe_plan(in, &po, &pr, &err);
@@ -341,6 +346,10 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--quick")) {
             o.limit = 10;
             parse_budgets(&o, "90,70,50");
+            continue;
+        }
+        if (!strcmp(a, "--knapsack-rows")) {
+            o.knapsack = 1;
             continue;
         }
         if (!v) {

@@ -9,8 +9,9 @@
  * random), the heuristic portfolio's, checkpoint-all, recompute-all and the brute-force
  * optimum; each must pass xe_stages_check, then its column values
  * (xe_model_start_values: R, S, C, U, and every allowed FREE) must satisfy every column
- * bound and every row of the model within 1e-7 units. The counts are asserted, so the test
- * cannot pass on nothing. */
+ * bound and every row of the model within 1e-7 units, the knapsack rows of constraint 9
+ * (xe_model_add_knapsack, appended for every stage) included. The counts are asserted,
+ * so the test cannot pass on nothing. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,7 @@ static int random_schedule(const xe_instance *in, const int *reach, xe_stages *s
 
 typedef struct counts {
     int random_valid, random_tried, heuristics, optima;
+    long knapsack_rows; /* rows xe_model_add_knapsack appended (that can bind) */
 } counts;
 
 /* Asserts that the column values of st satisfy every bound and row of m. */
@@ -149,6 +151,9 @@ static void one_instance(uint64_t seed, int n, int ndev, int copy, counts *cnt)
         for (int d = 0; d < ndev; d++) in->dev[d].budget = pass ? 2 * all : budgets[d];
         xe_model m;
         assert_int_equal(xe_model_build(in, &m, &err), XE_OK);
+        int base_rows = m.nrows;
+        assert_int_equal(xe_model_add_knapsack(in, &m, 0, n, &err), XE_OK);
+        cnt->knapsack_rows += m.nrows - base_rows;
         for (int k = 0; k < 8; k++) {
             xe_stages st;
             cnt->random_tried++;
@@ -193,8 +198,9 @@ static void test_rows_hold_at_valid_schedules(void **state)
         int n = 2 + (int)(s % 6); /* 2..7 nodes */
         one_instance(s, n, ndev, copy, &cnt);
     }
-    print_message("model rows hold at %d random valid schedules (of %d generated), %d heuristic schedules, %d brute-force optima\n",
-                  cnt.random_valid, cnt.random_tried, cnt.heuristics, cnt.optima);
+    print_message("model rows (%ld knapsack rows among them) hold at %d random valid schedules (of %d generated), %d heuristic schedules, %d brute-force optima\n",
+                  cnt.knapsack_rows, cnt.random_valid, cnt.random_tried, cnt.heuristics, cnt.optima);
+    assert_true(cnt.knapsack_rows >= 500);
     assert_true(cnt.random_valid >= 1500);
     assert_true(cnt.heuristics >= 600);
     assert_true(cnt.optima >= 100);

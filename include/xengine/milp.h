@@ -43,6 +43,10 @@ typedef struct xe_milp_opts {
     int relax;         /* 1: solve the LP relaxation only; res->bound is its optimum
                           (a lower bound on the stage-class optimum), no schedule,
                           status XE_MILP_NO_SOLUTION, or XE_MILP_INFEASIBLE (default 0) */
+    int knapsack;      /* 1: add the knapsack rows (docs/formulation.md, constraint 9;
+                          about n^2 / 2 rows and n^3 / 6 entries per device) to a
+                          whole-model solve (ignored with fix): the same optimum, the
+                          same LP bound, often a faster CBC (default 0) */
 } xe_milp_opts;
 
 typedef enum {

@@ -96,6 +96,8 @@ typedef struct xe_plan_opts {
                             second on stderr, 2 also one per LNS neighbourhood (0) */
     double slice;        /* LNS seconds per neighbourhood, 0: its default (xe_lns_opts) */
     int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
+    int knapsack;        /* 1: the whole-model MILP phases (probe, final, milp mode) add the
+                            knapsack rows (xe_milp_opts.knapsack) (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used

@@ -366,6 +366,45 @@ nomem:
     return xe_err_set(err, XE_ENOMEM, "out of memory building the MILP");
 }
 
+int xe_model_add_knapsack(const xe_instance *in, xe_model *m, int t0, int t1, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = m->n, D = m->D;
+    if (t0 < 0) t0 = 0;
+    if (t1 > n) t1 = n;
+    uint8_t *is_in = calloc((size_t)(n ? n : 1), 1); /* inputs of the step's node k */
+    if (!is_in) return xe_err_set(err, XE_ENOMEM, "out of memory building the MILP");
+    for (int t = t0; t < t1; t++)
+        for (int d = 0; d < D; d++) {
+            double cap = (double)in->dev[d].budget / m->mscale;
+            for (int k = 0; k <= t; k++) {
+                for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) is_in[g->pred[p]] = 1;
+                int before = m->nnz, ok = add_row(m, -INFINITY, cap) >= 0;
+                /* what stage t+1 keeps among u < k is already held at step k ... */
+                for (int u = 0; ok && t + 1 < n && u < k; u++)
+                    if (!is_in[u]) ok = !add_nz(m, m->iS[IDX3(m, t + 1, u, d)], (double)g->nodes[u].mem / m->mscale);
+                /* ... every checkpoint u >= k of stage t still is ... */
+                for (int u = k; ok && u < t; u++)
+                    ok = !add_nz(m, m->iS[IDX3(m, t, u, d)], (double)g->nodes[u].mem / m->mscale);
+                /* ... and k runs with its inputs and output */
+                if (ok) ok = !add_nz(m, m->iR[IDX3(m, t, k, d)], (double)xe_graph_footprint(g, k) / m->mscale);
+                for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) is_in[g->pred[p]] = 0;
+                if (!ok) {
+                    free(is_in);
+                    return xe_err_set(err, XE_ENOMEM, "out of memory building the MILP");
+                }
+                double all = 0;
+                for (int z = before; z < m->nnz; z++) all += m->tval[z];
+                if (all <= cap) { /* every column at 1 fits: the row never binds */
+                    m->nnz = before;
+                    m->nrows--;
+                }
+            }
+        }
+    free(is_in);
+    return XE_OK;
+}
+
 int xe_model_start_values(const xe_instance *in, const xe_model *m, const xe_stages *st,
                           double *x, xe_err *err)
 {

@@ -47,6 +47,19 @@ int xe_model_build(const xe_instance *in, xe_model *m, xe_err *err);
 int xe_model_build_soft(const xe_instance *in, const int64_t *soft, double weight, xe_model *m, xe_err *err);
 void xe_model_clear(xe_model *m);
 
+/* Knapsack rows (docs/formulation.md, constraint 9), appended to a built model for the
+ * stages t0 <= t < t1 (clamped to [0, n)): for every stage t, step k <= t and device d,
+ *   sum_{u < k, u not an input of k} mem_u S[t+1][u][d] + sum_{k <= u < t} mem_u S[t][u][d]
+ *     + footprint(k) R[t][k][d] <= budget[d]
+ * (bytes / m->mscale). At step k every checkpoint u >= k of stage t is still held (a
+ * tensor is freed only at its own step or a user's), every u < k that stage t+1 keeps
+ * is held already, and k runs with its inputs and output: each row holds at every valid
+ * schedule. Rows that can never bind (all their coefficients fit) are left out. Binary
+ * columns only, where the budget rows (8) go through the continuous U: the LP bound does
+ * not move, but CBC's cuts (knapsack covers) see them. About (t1 - t0) n rows and
+ * (t1 - t0) n^2 / 2 entries per device. XE_ENOMEM. */
+int xe_model_add_knapsack(const xe_instance *in, xe_model *m, int t0, int t1, xe_err *err);
+
 /* Column values [ncols] for a stage schedule that passed xe_stages_check (MIP start). */
 int xe_model_start_values(const xe_instance *in, const xe_model *m, const xe_stages *st,
                           double *x, xe_err *err);

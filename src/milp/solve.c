@@ -28,6 +28,7 @@ void xe_milp_opts_default(xe_milp_opts *o)
     o->free_nodes = NULL;
     o->soft_budget = NULL;
     o->soft_weight = 0.0;
+    o->knapsack = 0;
 }
 
 const char *xe_milp_status_str(xe_milp_status s)
@@ -140,6 +141,13 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     memset(&sub, 0, sizeof sub);
     int rc = xe_model_build_soft(in, o->soft_budget, o->soft_weight, &m, err);
     if (rc) return rc;
+    if (o->knapsack && !o->fix) {
+        rc = xe_model_add_knapsack(in, &m, 0, in->g->n, err);
+        if (rc) {
+            xe_model_clear(&m);
+            return rc;
+        }
+    }
     const xe_model *lm = &m; /* the model CBC sees */
     int *map = NULL;
     uint8_t *fixed = NULL;

@@ -98,6 +98,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     mo.progress = o->progress;
     mo.isolate = 1; /* hold CBC to the wall-clock limit */
     mo.start = start && !o->no_start ? start : NULL;
+    mo.knapsack = o->knapsack;
     if (o->phase) o->phase(o->ctx, method);
     res->milp_crashed = res->milp_refuted = res->milp_killed = 0; /* the latest MILP phase's */
     double t_m0 = xe_now();

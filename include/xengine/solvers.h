@@ -15,12 +15,13 @@
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
 
 /* Randomised restarts of the greedy (docs/heuristic.md, "Randomised restarts"), for
- * budgets where xe_heur_greedy finds nothing: passes of its variants in turn, each
- * eviction score multiplied by a factor drawn uniformly from [1, 9) (splitmix64 from
- * seed; the same seed gives the same passes), until one pass finds a schedule (pruned,
- * xe_stages_check passed, to out) or max_seconds (wall, >= 0; at least one pass runs)
- * have passed. *tries (may be NULL) = passes run. XE_EINFEASIBLE when none found (not
- * a proof), XE_EINVAL, XE_ENOMEM; out is cleared on error. */
+ * budgets where xe_heur_greedy finds nothing: runs of its variants in turn (each with
+ * its restart passes), each eviction score multiplied by a factor drawn uniformly from
+ * [1, 9) (splitmix64 from seed; the same seed gives the same runs), until one run finds
+ * a schedule (pruned, xe_stages_check passed, to out), 2,000 runs have failed, or
+ * max_seconds (wall, finite, >= 0; checked between runs, so one run may end past it; at
+ * least one run) have passed. *tries (may be NULL) = runs made. XE_EINFEASIBLE when
+ * none found (not a proof), XE_EINVAL, XE_ENOMEM; out is cleared on error. */
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err);
 

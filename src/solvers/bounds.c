@@ -111,6 +111,11 @@ int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, int64
         if (!portfolio_fits(in, d, hi, &fatal, err)) return fatal ? fatal : XE_OK;
     }
     int64_t a = *lower;
+    if (hi <= a) { /* a schedule at the lower bound itself: the minimum is known */
+        *upper = hi;
+        if (complete) *complete = 1;
+        return XE_OK;
+    }
     if (xe_now() - t0 >= max_seconds) {
         *upper = hi;
         return XE_OK;

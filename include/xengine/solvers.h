@@ -50,7 +50,7 @@ int xe_budget_range(const xe_instance *in, int d, int64_t *lower, int64_t *upper
 int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err);
 
 /* The heuristic portfolio: xe_heur_greedy (its four variants), checkpoint-all and
- * recompute-all on each device; when none of them finds a schedule (and no node's
+ * recompute-all on each device; when the greedy finds no schedule (and no node's
  * footprint proves the budgets infeasible), xe_heur_greedy_random until
  * XE_PORTFOLIO_RANDOM_S seconds from the call's start. The cheapest valid result
  * (pruned, then improved by xe_heur_improve for at most 0.25 s, and to at most 0.1 s

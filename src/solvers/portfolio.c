@@ -106,6 +106,7 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     xe_stages cand;
     xe_err first = {{0}}, e2;
     int rc = xe_heur_greedy(in, &cand, &first);
+    int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy");
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
     /* the simple lower bound is attained: nothing can beat the greedy */
@@ -126,13 +127,17 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
             return xe_err_set(err, rc, "%s", e2.msg);
         }
     }
-    /* nothing found: randomised greedy restarts for what is left of random_seconds */
+    /* the greedy found nothing (recompute-all may have: a costly schedule): randomised
+     * greedy restarts for what is left of random_seconds; the cheaper schedule stays */
     double left = random_seconds - (xe_now() - t0);
-    int restarted = !out->R && left > 0;
+    int restarted = !greedy_found && left > 0;
     if (restarted) {
         rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, left, &cand, NULL, &e2);
         if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy-random");
-        else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", e2.msg);
+        else if (rc != XE_EINFEASIBLE) {
+            xe_stages_clear(out);
+            return xe_err_set(err, rc, "%s", e2.msg);
+        }
     }
     if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
     double imp_s = in->g->n > 300 ? 0.1 : 0.25;

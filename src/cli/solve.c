@@ -113,52 +113,47 @@ static double hint_s(const xe_plan_opts *po, double t_start)
     return fmax(fmin(1.0, 0.02 * po->time_limit), po->time_limit - (xe_now() - t_start));
 }
 
-/* "from H (P% of the no-recomputation peak)", or, when the bisection was cut by the
- * time limit, "at H (P% ...; smaller budgets not tried within the time limit)". */
-static void upper_text(const xe_instance *in, int64_t hi, int complete, char *buf, size_t cap)
+/* The budgets the tool can vouch for, appended to buf: "; every schedule needs at least
+ * L WHERE" (WHERE: "there" or "on DEV") and, when the portfolio finds a schedule at
+ * some budget, "; the heuristic portfolio finds a schedule from H (P% of the
+ * no-recomputation peak)", or "at H (P% ...; smaller budgets not tried within the time
+ * limit)" when max_seconds cut its bisection (xe_min_budget_within). "" when unknown. */
+static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where, char *buf,
+                                     size_t cap)
 {
-    char b[64];
+    char b2[64], b3[64];
+    int64_t lo = 0, hi = 0;
+    int complete = 0;
+    xe_err err = {{0}};
+    buf[0] = 0;
+    if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
+    int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
     int64_t peak = xe_instance_norecompute_peak(in->g);
-    snprintf(buf, cap, "%s %s (%.1f%% of the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b, sizeof b),
-             peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
-             complete ? "" : "; smaller budgets not tried within the time limit");
+    if (hi > 0 && len > 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of the "
+                 "no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3),
+                 peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
+                 complete ? "" : "; smaller budgets not tried within the time limit");
+    return buf;
 }
 
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds)
 {
     fflush(stdout); /* the table above comes before the error line, also in one pipe */
-    char b1[64], b2[64], b3[160];
-    int64_t lo = 0, hi = 0;
-    int complete = 0;
-    xe_err err = {{0}};
-    int rc = xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err);
-    fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s); every schedule needs at least %s there",
-            graph, exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why, exact(lo, b2, sizeof b2));
-    if (rc == XE_OK && hi > 0) {
-        upper_text(in, hi, complete, b3, sizeof b3);
-        fprintf(stderr, "; the heuristic portfolio finds a schedule %s", b3);
-    }
-    fprintf(stderr, "\n");
+    char b1[64], range[384];
+    fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s)%s\n", graph,
+            exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
+            budget_range_text(in, max_seconds, "there", range, sizeof range));
 }
 
 /* The budget range the tool can vouch for when nothing was found (not a proof of
- * infeasibility): "; every schedule needs at least L on DEV; the heuristic portfolio
- * finds a schedule from H (P% of the no-recomputation peak)", or "" when unknown. */
+ * infeasibility): budget_range_text "on DEV". */
 static const char *budget_hint(const xe_instance *in, double max_seconds, char *buf, size_t cap)
 {
-    char b2[64], b3[160];
-    int64_t lo = 0, hi = 0;
-    int complete = 0;
-    xe_err err = {{0}};
-    buf[0] = 0;
-    if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
-    int len = snprintf(buf, cap, "; every schedule needs at least %s on %s", exact(lo, b2, sizeof b2), in->dev[0].name);
-    if (hi > 0 && len > 0 && (size_t)len < cap) {
-        upper_text(in, hi, complete, b3, sizeof b3);
-        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s", b3);
-    }
-    return buf;
+    char where[96];
+    snprintf(where, sizeof where, "on %s", in->dev[0].name);
+    return budget_range_text(in, max_seconds, where, buf, cap);
 }
 
 /* A usage error: with --json anywhere on the command line the JSON object still comes,

@@ -44,13 +44,15 @@ static xe_instance scaled(const xe_instance *in, double f, int64_t cap)
     return tmp;
 }
 
-/* The greedy on scaled(in, f, cap): 1 with its schedule in out, else 0 (*fatal set on
- * errors other than "none found"). */
-static int greedy_scaled(const xe_instance *in, double f, int64_t cap, xe_stages *out, int *fatal, xe_err *err)
+/* The greedy on scaled(in, f, cap), or, with seed > 0, its randomised restarts from that
+ * seed for up to `seconds` (xe_heur_greedy_random): 1 with its schedule in out (the old
+ * one freed), else 0 and out untouched (*fatal set on errors other than "none found"). */
+static int greedy_scaled(const xe_instance *in, double f, int64_t cap, uint64_t seed, double seconds, xe_stages *out,
+                         int *fatal, xe_err *err)
 {
     xe_instance tmp = scaled(in, f, cap);
     xe_stages st = {0};
-    int rc = xe_heur_greedy(&tmp, &st, err);
+    int rc = seed ? xe_heur_greedy_random(&tmp, seed, seconds, &st, NULL, err) : xe_heur_greedy(&tmp, &st, err);
     if (rc == XE_OK) {
         xe_stages_clear(out);
         *out = st;
@@ -69,7 +71,7 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
     int64_t cap = budget_cap(in);
     double lo = 1.0, hi = 0;
     for (double f = 1.05;; f = 1.0 + 2.0 * (f - 1.0)) {
-        if (greedy_scaled(in, f, cap, out, &fatal, err)) {
+        if (greedy_scaled(in, f, cap, 0, 0.0, out, &fatal, err)) {
             hi = f;
             break;
         }
@@ -85,40 +87,25 @@ int xe_descent_start(const xe_instance *in, double max_seconds, xe_stages *out, 
             return xe_err_set(err, XE_ETIMEOUT, "descent: no start schedule within %.3g s (tried up to %.3gx the budgets)",
                               max_seconds, f);
     }
-    for (int k = 0; k < 6 && hi - lo > 0.005 && xe_now() - t0 < 0.5 * max_seconds; k++) { /* closer: less to remove */
+    /* closer: less to remove; first the greedy (six bisection steps), then its
+     * randomised restarts (docs/heuristic.md) between the budgets and the greedy's
+     * factor, up to XE_DESCENT_RANDOM_S, a quarter of that per step */
+    for (int k = 0; k < 6 && hi - lo > 0.005 && xe_now() - t0 < 0.5 * max_seconds; k++) {
         double mid = 0.5 * (lo + hi);
-        xe_stages st = {0};
-        if (greedy_scaled(in, mid, cap, &st, &fatal, err)) {
-            xe_stages_clear(out);
-            *out = st;
-            hi = mid;
-        } else if (fatal) {
-            xe_stages_clear(out);
-            return fatal;
-        } else {
-            lo = mid;
-        }
+        if (greedy_scaled(in, mid, cap, 0, 0.0, out, &fatal, err)) hi = mid;
+        else if (fatal) break;
+        else lo = mid;
     }
-    /* the greedy's randomised restarts (docs/heuristic.md) between the budgets and the
-     * greedy's factor: a start closer to the budgets leaves less overflow to remove */
     double rand_t0 = xe_now(), rand_s = fmin(XE_DESCENT_RANDOM_S, 0.1 * max_seconds);
     lo = 1.0;
-    for (uint64_t k = 1; hi - lo > 0.005 && xe_now() - rand_t0 < rand_s; k++) {
-        double mid = 0.5 * (lo + hi), slice = fmin(0.25 * rand_s, rand_s - (xe_now() - rand_t0));
-        xe_instance tmp = scaled(in, mid, cap);
-        xe_stages st = {0};
-        xe_err e2;
-        int rc = xe_heur_greedy_random(&tmp, k, fmax(0.0, slice), &st, NULL, &e2);
-        if (rc == XE_OK) {
-            xe_stages_clear(out);
-            *out = st;
-            hi = mid;
-        } else if (rc == XE_EINFEASIBLE) {
-            lo = mid;
-        } else {
-            xe_stages_clear(out);
-            return xe_err_set(err, rc, "%s", e2.msg);
-        }
+    for (uint64_t k = 1; !fatal && hi - lo > 0.005 && xe_now() - rand_t0 < rand_s; k++) {
+        double mid = 0.5 * (lo + hi), slice = fmax(0.0, fmin(0.25 * rand_s, rand_s - (xe_now() - rand_t0)));
+        if (greedy_scaled(in, mid, cap, k, slice, out, &fatal, err)) hi = mid;
+        else if (!fatal) lo = mid;
+    }
+    if (fatal) {
+        xe_stages_clear(out);
+        return fatal;
     }
     if (factor) *factor = hi;
     return XE_OK;
@@ -322,7 +309,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
             int fatal = 0;
             xe_stages ns = {0};
             double f = 1.0 + 0.02 * (restarts + 2);
-            if (greedy_scaled(in, f, cap, &ns, &fatal, NULL)) {
+            if (greedy_scaled(in, f, cap, 0, 0.0, &ns, &fatal, NULL)) {
                 xe_stages_prune(in, &ns);
                 double c2 = overflow(in, &ns, U, over2, peak2);
                 if (c2 >= 0) {

@@ -80,6 +80,16 @@ static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *
     if (o->row) o->row(o->ctx, r);
 }
 
+/* mr becomes "no schedule, no bound" (its schedule freed). */
+static void no_answer(xe_milp_result *mr)
+{
+    xe_milp_result_clear(mr);
+    memset(mr, 0, sizeof *mr);
+    mr->status = XE_MILP_NO_SOLUTION;
+    mr->objective = INFINITY;
+    mr->bound = -INFINITY;
+}
+
 /* The whole MILP from `start` (NULL or o->no_start: none) for `limit` seconds, as one
  * phase named `method`: CBC failures and refuted or unconfirmed infeasibility claims are
  * turned into statuses (docs/lns.md), the row is emitted, res's MILP fields are set.
@@ -107,11 +117,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     xe_plan_row r = {.method = method, .time = xe_now() - t_m0}; /* wall time, also when CBC gave no answer */
     if (rc == XE_ESOLVER && start) { /* e.g. CBC crashed when its time limit stopped it */
         snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
-        xe_milp_result_clear(mr);
-        memset(mr, 0, sizeof *mr);
-        mr->status = XE_MILP_NO_SOLUTION;
-        mr->objective = INFINITY;
-        mr->bound = -INFINITY;
+        no_answer(mr);
         r.status = "no answer (solver process ended)";
         r.crashed = 1;
         r.kept = res->name;
@@ -123,11 +129,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         /* a valid schedule in hand refutes the "proof" (CBC 2.10 can report infeasible
          * when its time limit stops it in preprocessing): keep the schedule */
         int nv = mr->nvars, ni = mr->nints, nr = mr->nrows;
-        xe_milp_result_clear(mr);
-        memset(mr, 0, sizeof *mr);
-        mr->status = XE_MILP_NO_SOLUTION;
-        mr->objective = INFINITY;
-        mr->bound = -INFINITY;
+        no_answer(mr);
         mr->nvars = nv, mr->nints = ni, mr->nrows = nr;
         r.status = "infeasible claimed, refuted (ignored)";
         r.refuted = 1;

@@ -10,6 +10,7 @@
 #include "xengine/io.h"
 #include "xengine/baselines.h"
 #include "xengine/milp.h"
+#include "xengine/pebble.h"
 #include "xengine/plan.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -57,6 +58,10 @@ static void help(FILE *f)
             "                   portfolio only (where its greedy finds nothing, randomised\n"
             "                   restarts of it, seed 1, for up to 0.8 s and a quarter of the\n"
             "                   time, half with heuristic; docs/heuristic.md);\n"
+            "                   every method, on one device, where no stage schedule is\n"
+            "                   found: the exact search over all schedules for the rest of\n"
+            "                   the time (row pebbling: a schedule outside the stage\n"
+            "                   structure, or a proof that none fits; docs/pebble.md);\n"
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
@@ -80,7 +85,8 @@ static void help(FILE *f)
             "  xengine solve graph.json --devices devices.json --time-limit 30 -o plan.json\n"
             "\n"
             "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, proven (the message gives\n"
-            "the smallest budget known to work), 4 no schedule found and none proven impossible\n"
+            "the smallest budget known to work, exact on one device where the search ends in\n"
+            "time), 4 no schedule found and none proven impossible\n"
             "(time limit, or --heuristic-only), 5 internal error\n");
 }
 
@@ -117,23 +123,49 @@ static double hint_s(const xe_plan_opts *po, double t_start)
  * L WHERE" (WHERE: "there" or "on DEV") and, when the portfolio finds a schedule at
  * some budget, "; the heuristic portfolio finds a schedule from H (P% of the
  * no-recomputation peak)", or "at H (P% ...; smaller budgets not tried within the time
- * limit)" when max_seconds cut its bisection (xe_min_budget_within). "" when unknown. */
+ * limit)" when max_seconds cut its bisection (xe_min_budget_within). On one device the
+ * exact search over all schedules (xe_pebble_min_budget, docs/pebble.md) then gets what
+ * is left of max_seconds: "; the smallest budget that admits any schedule is X (P% ...;
+ * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
+ * the portfolio. "" when unknown. */
 static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where, char *buf,
                                      size_t cap)
 {
     char b2[64], b3[64];
-    int64_t lo = 0, hi = 0;
-    int complete = 0;
+    int64_t lo = 0, hi = 0, plo = 0, phi = 0;
+    int complete = 0, pexact = 0;
     xe_err err = {{0}};
+    double t0 = xe_now();
     buf[0] = 0;
     if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
-    int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
     int64_t peak = xe_instance_norecompute_peak(in->g);
+    if (in->ndev == 1) {
+        xe_pebble *pb = xe_pebble_new(in->g, 0);
+        int64_t up = hi > 0 && hi < peak ? hi : peak; /* both admit a schedule */
+        if (pb && xe_pebble_min_budget(pb, lo, up, t0 + max_seconds, &plo, &phi, &pexact, NULL, &err) == XE_OK) {
+            if (pexact) {
+                int len = snprintf(buf, cap, "; the smallest budget that admits any schedule is %s (%.1f%% of "
+                                   "the no-recomputation peak; exact, docs/pebble.md)", exact(plo, b2, sizeof b2),
+                                   peak > 0 ? 100.0 * (double)plo / (double)peak : 0.0);
+                if (hi > 0 && hi > plo && len > 0 && (size_t)len < cap)
+                    snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds stage schedules %s %s",
+                             complete ? "from" : "at", exact(hi, b3, sizeof b3));
+                xe_pebble_free(pb);
+                return buf;
+            }
+            lo = plo > lo ? plo : lo;
+        }
+        xe_pebble_free(pb);
+    }
+    int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
     if (hi > 0 && len > 0 && (size_t)len < cap)
-        snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of the "
-                 "no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3),
-                 peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
-                 complete ? "" : "; smaller budgets not tried within the time limit");
+        len += snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of "
+                        "the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3),
+                        peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
+                        complete ? "" : "; smaller budgets not tried within the time limit");
+    if (phi > 0 && (hi <= 0 || phi < hi) && len > 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len, "; a schedule outside the stage structure exists at %s (%.1f%%; "
+                 "docs/pebble.md)", exact(phi, b3, sizeof b3), peak > 0 ? 100.0 * (double)phi / (double)peak : 0.0);
     return buf;
 }
 
@@ -141,7 +173,7 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds)
 {
     fflush(stdout); /* the table above comes before the error line, also in one pipe */
-    char b1[64], range[384];
+    char b1[64], range[640];
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s)%s\n", graph,
             exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
             budget_range_text(in, max_seconds, "there", range, sizeof range));
@@ -297,6 +329,45 @@ static void on_row(void *ctx, const xe_plan_row *r)
     fflush(stdout);
 }
 
+/* On one device, where the stage solvers found no schedule or proved that no stage
+ * schedule fits: the exact search over all event lists (docs/pebble.md), until deadline
+ * (wall seconds, xe_now()). YES: sched holds its schedule, replayed into *sr (XE_EINTERNAL
+ * in *rc when the simulator rejects it: a bug); NO: proven that none exists (*blocker, a
+ * node that cannot be computed); UNKNOWN: the deadline came first. Prints its table row
+ * and adds it to the JSON summary; its bound is the cost of computing every node once,
+ * which bounds every schedule (the stage bounds do not bound this one). */
+static xe_pebble_answer pebble_fallback(const xe_instance *in, double deadline, solve_ctx *sc, xe_schedule *sched,
+                                        xe_sim_result *sr, double *bound, int *blocker, int *rc, xe_err *err)
+{
+    double t0 = xe_now();
+    xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
+    *rc = XE_OK;
+    *blocker = -1;
+    *bound = 0;
+    for (int v = 0; v < in->g->n; v++) *bound += xe_cost(in, v, 0);
+    xe_pebble *pb = xe_pebble_new(in->g, 0);
+    if (!pb) {
+        *rc = xe_err_set(err, XE_ENOMEM, "out of memory for the exact search");
+        return a;
+    }
+    *rc = xe_pebble_schedule(pb, in, 0, deadline, sched, &a, err);
+    if (!*rc && a == XE_PEBBLE_NO) xe_pebble_feasible(pb, in->dev[0].budget, INFINITY, blocker);
+    xe_pebble_free(pb);
+    if (*rc) return XE_PEBBLE_UNKNOWN;
+    if (a == XE_PEBBLE_YES && xe_sim_run(in, sched, sr, err) != XE_OK) {
+        *rc = XE_EINTERNAL;
+        return a;
+    }
+    xe_plan_row r = {.method = "pebbling", .objective = a == XE_PEBBLE_YES ? sr->total_time : INFINITY,
+                     .bound = *bound, .time = xe_now() - t0, .milp_status = -1};
+    r.gap = a == XE_PEBBLE_YES ? rel_gap(r.objective, r.bound) : NAN;
+    r.status = a == XE_PEBBLE_YES  ? "valid (outside the stage structure)"
+               : a == XE_PEBBLE_NO ? "no schedule of any form fits (proven)"
+                                   : "unknown at the time limit";
+    on_row(sc, &r);
+    return a;
+}
+
 int xe_cli_solve(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
@@ -445,54 +516,83 @@ int xe_cli_solve(int argc, char **argv)
         code = xe_cli_exit_code(rc);
         goto done;
     }
-    if (pr.infeasible) {
-        report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, t_start));
-        code = XE_EXIT_INFEASIBLE;
-        goto done;
-    }
-    if (!pr.sol.R) {
-        fflush(stdout); /* the table first, then the error line */
-        char hint[384];
-        if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
-            const char *desc = NULL; /* how close budget descent came, when it ran */
-            for (int k = 0; k < pr.nrows; k++)
-                if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
-            fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
-                            "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
-                    io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
-            code = XE_EXIT_TIMEOUT;
-        } else {
-            fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
-                            "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
-                            "budget)%s\n", io.graph,
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
-            code = XE_EXIT_TIMEOUT;
-        }
-        goto done;
-    }
-    best = &pr.sol;
-    best_name = pr.name;
-
-    /* 4. events, independent validation, atomic write */
-    rc = xe_stages_to_schedule(in, best, &sched, &err);
+    /* 3b. one device and no stage schedule: the exact search over all schedules */
+    xe_pebble_answer pa = XE_PEBBLE_UNKNOWN;
     xe_sim_result sr;
-    if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
-    if (rc) {
-        fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
-                best_name, err.msg);
-        code = XE_EXIT_INTERNAL;
-        goto done;
+    double pbound = NAN;
+    if ((pr.infeasible || !pr.sol.R) && in->ndev == 1) {
+        int blocker = -1;
+        pa = pebble_fallback(in, t_start + fmax(po.time_limit, xe_now() - t_start + hint_s(&po, t_start)), &sc,
+                             &sched, &sr, &pbound, &blocker, &rc, &err);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: %s%s\n", io.graph,
+                    rc == XE_EINTERNAL ? "the pebbling schedule fails validation (a bug): " : "", err.msg);
+            code = xe_cli_exit_code(rc);
+            goto done;
+        }
+        if (pa == XE_PEBBLE_NO) {
+            char why[256];
+            snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven "
+                     "by exhaustive search", blocker >= 0 ? in->g->nodes[blocker].name : "a node");
+            report_infeasible(in, io.graph, why, hint_s(&po, t_start));
+            code = XE_EXIT_INFEASIBLE;
+            goto done;
+        }
     }
-    double objective = xe_stages_cost(in, best);
-    if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
-        fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n", io.graph,
-                sr.total_time, objective);
-        code = XE_EXIT_INTERNAL;
-        goto done;
+    double objective = INFINITY, bound = NAN;
+    if (pa == XE_PEBBLE_YES) { /* already replayed: its own bound (pebble_fallback) */
+        best_name = "pebbling";
+        objective = sr.total_time;
+        bound = fmin(pbound, objective);
+    } else {
+        if (pr.infeasible) {
+            report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, t_start));
+            code = XE_EXIT_INFEASIBLE;
+            goto done;
+        }
+        if (!pr.sol.R) {
+            fflush(stdout); /* the table first, then the error line */
+            char hint[640];
+            if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
+                const char *desc = NULL; /* how close budget descent came, when it ran */
+                for (int k = 0; k < pr.nrows; k++)
+                    if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
+                fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
+                                "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
+                        io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
+                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+                code = XE_EXIT_TIMEOUT;
+            } else {
+                fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
+                                "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
+                                "budget)%s\n", io.graph,
+                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+                code = XE_EXIT_TIMEOUT;
+            }
+            goto done;
+        }
+        best = &pr.sol;
+        best_name = pr.name;
+
+        /* 4. events, independent validation, atomic write */
+        rc = xe_stages_to_schedule(in, best, &sched, &err);
+        if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
+                    best_name, err.msg);
+            code = XE_EXIT_INTERNAL;
+            goto done;
+        }
+        objective = xe_stages_cost(in, best);
+        if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
+            fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n", io.graph,
+                    sr.total_time, objective);
+            code = XE_EXIT_INTERNAL;
+            goto done;
+        }
+        /* the bound holds for every stage schedule, so it bounds the written one too */
+        bound = heur_only ? NAN : fmin(pr.bound, objective);
     }
-    /* the bound holds for every stage schedule, so it bounds the written one too */
-    double bound = heur_only ? NAN : fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
     double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */

@@ -37,7 +37,7 @@ expect negative-size 2 "$d/negative_mem.json.*negative" -- solve "$d/negative_me
 expect no-file 2 "nonexistent.json" -- solve "$tmp/nonexistent.json" -o "$tmp/out.json"
 # tiny_graph: conv1_grad reads conv1 (1000 B), relu1_grad (1000 B) and writes 1000 B, so
 # no schedule fits under 3000 B on the only device: the message gives that figure.
-expect below-footprint 3 "infeasible.*at least 2.93 KiB (3000 B)" -- solve tests/data/tiny_graph.json --devices gpu --budget 2999 -o "$tmp/out.json"
+expect below-footprint 3 "infeasible.*smallest budget that admits any schedule is 2.93 KiB (3000 B)" -- solve tests/data/tiny_graph.json --devices gpu --budget 2999 -o "$tmp/out.json"
 expect bad-budget 1 "--budget.*not a size" -- solve tests/data/tiny_graph.json --budget lots -o "$tmp/out.json"
 expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --devices "$d/bad_budget.json" -o "$tmp/out.json"
 expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"

@@ -101,8 +101,9 @@ expect bad-device-type 2 "$tmp/bad_type.txt: line 1: type 'XPU'" -- solve "$d/re
 expect batch-zero 1 "batch: '0' is not a whole number" -- solve "$d/resnet18.onnx" --batch 0 -o "$tmp/out.json"
 expect batch-json 1 "apply to ONNX models only" -- solve tests/data/tiny_graph.json --batch 4 -o "$tmp/out.json"
 expect batch-missing 1 "batch needs a value" -- solve "$d/resnet18.onnx" -o "$tmp/out.json" --batch
-# a GPU budget below the largest node's footprint is proven infeasible
-expect infeasible 3 "infeasible.*every schedule needs at least" -- solve "$d/vgg16.onnx" --batch 2 --devices gpu --budget 1MB -o "$tmp/out.json"
+# a GPU budget below the largest node's footprint is proven infeasible, with the exact
+# smallest budget (one device: docs/pebble.md)
+expect infeasible 3 "infeasible.*smallest budget that admits any schedule is .*exact" -- solve "$d/vgg16.onnx" --batch 2 --devices gpu --budget 1MB -o "$tmp/out.json"
 
 echo "onnx_solve: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

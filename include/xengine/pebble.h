@@ -1,0 +1,85 @@
+/* xengine — exact feasibility of a budget on one device, outside the stage structure
+ * (docs/pebble.md).
+ *
+ * ../shared/PROBLEM.md defines a schedule as any event list; Checkmate's stage structure
+ * (stage t computes node t first, each node at most once per stage, in index order), which
+ * every other solver here searches, is a restriction of it. Below the structure's floor
+ * a budget can still admit a schedule. This module answers the question exactly on one
+ * device, as the black pebble game with recomputation:
+ *
+ *   reach(S, B): can the set S of tensors be resident together, starting from empty
+ *   memory, with at most B bytes resident at every moment (compute v counting its inputs
+ *   and its output)?
+ *
+ * In any such schedule some s in S was computed last (its final compute); from then on
+ * the others of S stayed resident, so just before that compute (S \ {s}) u inputs(s) was
+ * resident, and at it S u inputs(s). Hence, exactly:
+ *
+ *   reach({}, B) = true;  reach(S, B) = mem(S) <= B and there is an s in S with
+ *   mem(S u inputs(s)) <= B and reach((S \ {s}) u inputs(s), B).
+ *
+ * Every node must be computed once, from empty memory at the start, so the smallest
+ * budget that admits a schedule on one device is the largest over nodes v of the
+ * smallest B with mem(inputs(v) u {v}) <= B and reach(inputs(v), B); the schedule that
+ * computes each node v from scratch (reach inputs(v) by the recursion's choices, compute
+ * v, free everything) attains it. The search is exponential in the worst case: it
+ * memoises sets (a hash table of bitsets) and stops at a time or memory limit with
+ * "unknown". */
+#ifndef XENGINE_PEBBLE_H
+#define XENGINE_PEBBLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xengine/error.h"
+#include "xengine/graph.h"
+#include "xengine/instance.h"
+#include "xengine/schedule.h"
+
+typedef enum {
+    XE_PEBBLE_NO = 0,     /* proven: no schedule (of any form) fits */
+    XE_PEBBLE_YES = 1,    /* a schedule exists (and is built where asked) */
+    XE_PEBBLE_UNKNOWN = 2 /* the search hit its time or memory limit */
+} xe_pebble_answer;
+
+/* Opaque search state: the graph (not owned; must outlive it) and the memo table, kept
+ * across calls so that successive questions on the same graph share their work. */
+typedef struct xe_pebble xe_pebble;
+
+/* New search over the finalized graph g, using at most max_bytes of memo (bytes, >= 1
+ * MiB; 0: 256 MiB). Returns NULL when out of memory. Free with xe_pebble_free. */
+xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes);
+
+/* Frees p (NULL: no-op). */
+void xe_pebble_free(xe_pebble *p);
+
+/* Can node v be computed on one device with budget bytes resident at most: its footprint
+ * fits and reach(inputs(v), budget)? Stops at the wall-clock deadline (xe_now() seconds;
+ * INFINITY: none) with XE_PEBBLE_UNKNOWN. */
+xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double deadline);
+
+/* Does a schedule computing every node exist within budget on one device (every node
+ * answered XE_PEBBLE_YES)? *blocker (may be NULL) = the first node answered NO (or
+ * UNKNOWN when none is NO), -1 when the answer is YES. */
+xe_pebble_answer xe_pebble_feasible(xe_pebble *p, int64_t budget, double deadline, int *blocker);
+
+/* The smallest budget (bytes) on one device that admits any schedule: *lower <= that
+ * budget <= *upper on return, equal (and the return XE_OK with *exact = 1) when the
+ * search finished by the deadline. lower0 is a known lower bound (e.g. the largest
+ * footprint; 0 if none), upper0 a budget known to admit a schedule (e.g. the
+ * no-recomputation peak). *blocker (may be NULL) = a node whose requirement is *lower
+ * when exact (-1 when unknown). Errors: XE_EINVAL (lower0 > upper0). */
+int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double deadline, int64_t *lower,
+                         int64_t *upper, int *exact, int *blocker, xe_err *err);
+
+/* The schedule described above for device d of in (one device's budget, in->dev[d]
+ * .budget): every node v in index order computed from scratch by the recursion's choices,
+ * then, as a clean-up that keeps the schedule valid, recomputations removed where keeping
+ * the tensor from its previous use fits the budget. out (initialised by the caller,
+ * cleared first) receives compute and free events on d only. Returns XE_OK with *answer
+ * YES (out filled), NO (out empty: no schedule exists) or UNKNOWN (deadline). Errors:
+ * XE_EINVAL (d out of range, or a node that d cannot run), XE_ENOMEM. */
+int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
+                       xe_pebble_answer *answer, xe_err *err);
+
+#endif

@@ -5,7 +5,7 @@
  *
  * usage: xe_bench [--graphs DIR] [--limit S] [--budgets 90,80,70,60,50]
  *                 [--presets gpu,gpu+cpu]
- *                 [--methods baselines,heuristic,milp-nostart,milp,lns,auto,descent] [--seed N]
+ *                 [--methods baselines,heuristic,pebbling,milp-nostart,milp,lns,auto,descent] [--seed N]
  *                 [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]
  *                 [--lns-slice S] [--verbose N]  (LNS progress on stderr: 1 lines, 2 each neighbourhood)
  *                 [--knapsack-rows]  (whole-model MILPs add docs/formulation.md's constraint 9)
@@ -13,7 +13,9 @@
  * auto is xe_plan (include/xengine/plan.h), the strategy of `xengine solve --method auto`,
  * with --limit as its time limit; its row shows its own bound and gap. descent (not in
  * the default list) is budget descent alone (xe_descent, with all of --limit and
- * --seed), run only where the portfolio finds nothing.
+ * --seed), run only where the portfolio finds nothing. pebbling is the exact one-device
+ * search over all schedules (docs/pebble.md, with all of --limit), run only on one device
+ * where the portfolio finds nothing; its row's bound is every node once.
  *
  * Every schedule is replayed by the simulator before it is counted. Times are wall
  * seconds on this machine from the start of the method (the heuristic's time is part of
@@ -26,6 +28,7 @@
 
 #include "xengine/io.h"
 #include "xengine/milp.h"
+#include "xengine/pebble.h"
 #include "xengine/plan.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
@@ -79,6 +82,16 @@ static int valid(const xe_instance *in, const xe_stages *st)
              fabs(sr.total_time - xe_stages_cost(in, st)) <= 1e-6 * fmax(1.0, sr.total_time);
     if (!ok) fprintf(stderr, "xe_bench: schedule fails the simulator: %s\n", err.msg);
     xe_schedule_clear(&s);
+    return ok;
+}
+
+/* The event list s replays in the simulator at cost `cost` (the pebbling schedule). */
+static int valid_events(const xe_instance *in, const xe_schedule *s, double cost)
+{
+    xe_sim_result sr;
+    xe_err err;
+    int ok = xe_sim_run(in, s, &sr, &err) == XE_OK && fabs(sr.total_time - cost) <= 1e-6 * fmax(1.0, sr.total_time);
+    if (!ok) fprintf(stderr, "xe_bench: pebbling schedule fails the simulator: %s\n", err.msg);
     return ok;
 }
 
@@ -176,6 +189,30 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
     double heur_cost = have_heur ? xe_stages_cost(in, &heur) : INFINITY;
     if (has_method(o, "heuristic"))
         rows[nr++] = (row){"heuristic", have_heur ? which : "none found", heur_cost, NAN, t_heur, t_heur, t_heur, NAN};
+
+    /* the exact one-device search over all schedules (docs/pebble.md) where the
+     * portfolio finds nothing; as in xe_plan it follows the portfolio without its
+     * randomised restarts, whose time (run again here) its times include */
+    if (has_method(o, "pebbling") && in->ndev == 1 && !have_heur) {
+        xe_pebble *pb = xe_pebble_new(in->g, 0);
+        xe_schedule ps;
+        xe_schedule_init(&ps);
+        xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
+        xe_stages none;
+        t0 = xe_now();
+        if (xe_heur_best_ex(in, &none, NULL, 1, 0.0, &err) == XE_OK) xe_stages_clear(&none);
+        int rc = pb ? xe_pebble_schedule(pb, in, 0, xe_now() + o->limit, &ps, &a, &err) : XE_ENOMEM;
+        double tt = xe_now() - t0;
+        double pc = 0;
+        for (int e = 0; e < ps.len; e++)
+            if (ps.ev[e].kind == XE_EV_COMPUTE) pc += xe_cost(in, ps.ev[e].node, 0);
+        int ok = rc == XE_OK && a == XE_PEBBLE_YES && valid_events(in, &ps, pc);
+        if (rc) fprintf(stderr, "xe_bench: pebbling: %s\n", rc == XE_ENOMEM ? "out of memory" : err.msg);
+        const char *st = rc ? "error" : ok ? "valid (no stages)" : a == XE_PEBBLE_NO ? "infeasible (proven)" : "unknown";
+        rows[nr++] = (row){"pebbling", st, ok ? pc : INFINITY, xe_bound_cheapest(in), tt, tt, tt, NAN};
+        xe_schedule_clear(&ps);
+        xe_pebble_free(pb);
+    }
 
 #ifdef XE_HAVE_BASELINES
     /* baselines (include/xengine/baselines.h): each is validated by the simulator there */
@@ -306,7 +343,8 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         int rc = xe_plan(in, &po, &pr, &err);
         double tt = xe_now() - t0;
         if (rc) fprintf(stderr, "xe_bench: auto: %s\n", err.msg);
-        int ok = rc == XE_OK && pr.sol.R && valid(in, &pr.sol);
+        int ok = rc == XE_OK && ((pr.sol.R && valid(in, &pr.sol)) ||
+                                 (pr.events.len && valid_events(in, &pr.events, pr.objective)));
         double reach = NAN; /* first improvement at least as good as the plain MILP's final */
         if (ok)
             for (int k = 0; k < pr.ntrace; k++)
@@ -316,8 +354,10 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
                 }
         if (ok && isfinite(pr.bound)) bound = fmax(bound, pr.bound);
         if (rc) snprintf(auto_status, sizeof auto_status, "error");
-        else if (!pr.sol.R)
-            snprintf(auto_status, sizeof auto_status, "%s", pr.infeasible ? "infeasible (proven)" : "none found");
+        else if (!ok)
+            snprintf(auto_status, sizeof auto_status, "%s",
+                     pr.infeasible_any ? "infeasible (proven)" : pr.infeasible ? "infeasible (stages, proven)"
+                                                                            : "none found");
         else snprintf(auto_status, sizeof auto_status, "%s (%s)", pr.optimal ? "optimal" : "feasible", pr.name);
         rows[nr++] = (row){"auto", auto_status, ok ? pr.objective : INFINITY, ok ? pr.bound : NAN,
                            ok && pr.ntrace ? pr.trace_t[0] : NAN, ok ? pr.time_best : NAN, tt, reach};
@@ -339,7 +379,7 @@ int main(int argc, char **argv)
     bench_opts o = {.graphs = "../shared/graphs", .csv = NULL, .only = NULL, .limit = 60, .threads = 1, .max_nodes = 100000};
     parse_budgets(&o, "90,80,70,60,50");
     parse_presets(&o, "gpu,gpu+cpu");
-    snprintf(o.methods, sizeof o.methods, "baselines,heuristic,milp-nostart,milp,lns,auto");
+    snprintf(o.methods, sizeof o.methods, "baselines,heuristic,pebbling,milp-nostart,milp,lns,auto");
     o.seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -11,10 +11,12 @@
 #include "xengine/error.h"
 #include "xengine/instance.h"
 #include "xengine/milp.h"
+#include "xengine/schedule.h"
 #include "xengine/stages.h"
 
-/* Most rows one call emits (portfolio, descent, milp-probe, lns, milp). */
-#define XE_PLAN_MAX_ROWS 6
+/* Most rows one call emits (portfolio, pebbling, greedy-random, descent, milp-probe, lns,
+ * milp). */
+#define XE_PLAN_MAX_ROWS 8
 
 typedef enum {
     XE_PLAN_AUTO = 0, /* portfolio; on models up to 8,000 binary columns
@@ -23,7 +25,11 @@ typedef enum {
                          rel_gap; LNS for 60% of the time left; the whole MILP from the
                          incumbent for the rest. Above 40,000 LNS gets all the time
                          and no MILP runs; the MILP is also skipped when LNS proved its
-                         schedule within rel_gap. Without any start schedule: budget descent
+                         schedule within rel_gap. Without any start schedule: on one device
+                         the exact search over all schedules (pebbling, docs/pebble.md) for
+                         a tenth of the time, at least 1 s (done when it proves that nothing
+                         fits; its schedule stays unless a stage schedule is as cheap), then
+                         budget descent
                          (xe_descent_solve) for up to 60% of the time, then the phases
                          above in what it leaves (the MILP alone when it found nothing;
                          nothing more when it proved that no stage schedule fits). */
@@ -53,8 +59,12 @@ typedef struct xe_plan_start {
 typedef struct xe_plan_row {
     const char *method;  /* heuristic row: the portfolio's member ("greedy",
                             "checkpoint-all", "recompute-all"; "greedy" when it found
-                            none); "descent"; "milp-probe" (auto's first whole MILP);
-                            "lns"; "milp" */
+                            none); "greedy-random" (the portfolio's randomised
+                            restarts where its greedy found nothing: "valid" or "no
+                            schedule found"); "pebbling" (status "valid (outside the stage
+                            structure)", "no schedule of any form fits (proven)" or
+                            "unknown at its time limit"); "descent"; "milp-probe" (auto's
+                            first whole MILP); "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
                             the budgets", "still N B over at its worst stage" (the
@@ -98,6 +108,11 @@ typedef struct xe_plan_opts {
     int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
     int knapsack;        /* 1: the whole-model MILP phases (probe, final, milp mode) add the
                             knapsack rows (xe_milp_opts.knapsack) (0) */
+    int no_pebbling;     /* 1: never run the exact one-device search over all schedules
+                            (docs/pebble.md), which otherwise runs, on one device, when the
+                            portfolio and the extra starts give no schedule: for the rest of
+                            the time in heuristic mode, a tenth of it (at least 1 s)
+                            before budget descent otherwise (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used
@@ -105,7 +120,8 @@ typedef struct xe_plan_opts {
                             far (ties keep the earlier: portfolio first) */
     int nstarts;
     void (*phase)(void *ctx, const char *method); /* optional: called just before the
-                            descent ("descent"), LNS ("lns") and MILP ("milp") phases start */
+                            pebbling ("pebbling"), descent ("descent"), LNS ("lns") and MILP
+                            ("milp") phases start */
     void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
                             heuristic (also when it found nothing), descent, lns, milp; not
                             called for a
@@ -115,20 +131,32 @@ typedef struct xe_plan_opts {
 
 typedef struct xe_plan_result {
     xe_stages sol;       /* owned: the best schedule (passed xe_stages_check); zeroed
-                            (sol.R == NULL) when none was found */
+                            (sol.R == NULL) when none was found or when the best is the
+                            pebbling schedule (events) */
+    xe_schedule events;  /* owned: the exact search's schedule, outside the stage structure
+                            (one device, docs/pebble.md), when it is the best: no stage
+                            schedule found, or none as cheap; then name is "pebbling" and
+                            objective its cost; else empty (len 0) */
+    double events_objective; /* seconds: the cost of events while it is set */
+    int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
+                            the budget (infeasible is then 1 too) */
+    int blocker;         /* with infeasible_any: a node that cannot be computed; else -1 */
     const char *name;    /* where sol came from: the portfolio's member name, "descent",
-                            "milp-probe", "lns", "milp",
+                            "milp-probe", "lns", "milp", "pebbling" (events),
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,
                             capped at objective; without schedule the uncapped maximum
-                            (INFINITY when a node fits no device) */
+                            (INFINITY when a node fits no device); for the pebbling
+                            schedule the cost of computing every node once (the stage
+                            bounds do not bound schedules outside the stage structure) */
     double gap;          /* (objective - bound) / objective, 0 for a zero objective; NAN
                             without schedule or finite bound */
     int optimal;         /* 1 when gap <= rel_gap */
     int infeasible;      /* 1 when the MILP (or budget descent solving the whole model)
-                            proved that no stage schedule fits the budgets (only when no
-                            schedule is in hand: a schedule refutes the claim) */
+                            proved that no stage schedule fits the budgets, or the exact
+                            search that no schedule at all does (infeasible_any) (only when
+                            no schedule is in hand: a schedule refutes the claim) */
     int milp_status;     /* the exact phase's status as `solve` writes it ("milp_status"):
                             the MILP's (XE_MILP_NO_SOLUTION after a CBC failure or a refuted
                             claim); with the MILP skipped after LNS, XE_MILP_OPTIMAL when LNS

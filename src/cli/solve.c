@@ -58,10 +58,13 @@ static void help(FILE *f)
             "                   portfolio only (where its greedy finds nothing, randomised\n"
             "                   restarts of it, seed 1, for up to 0.8 s and a quarter of the\n"
             "                   time, half with heuristic; docs/heuristic.md);\n"
-            "                   every method, on one device, where no stage schedule is\n"
-            "                   found: the exact search over all schedules for the rest of\n"
-            "                   the time (row pebbling: a schedule outside the stage\n"
-            "                   structure, or a proof that none fits; docs/pebble.md);\n"
+            "                   every method, on one device, where the portfolio finds no\n"
+            "                   schedule: the exact search over all schedules (row\n"
+            "                   pebbling: a schedule outside the stage structure, kept\n"
+            "                   unless a stage schedule is as cheap, or a proof that none\n"
+            "                   fits), for the rest of the time with heuristic, else a\n"
+            "                   tenth of it (at least 1 s) before budget descent\n"
+            "                   (docs/pebble.md);\n"
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
@@ -308,7 +311,7 @@ static void on_row(void *ctx, const xe_plan_row *r)
                         "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
                 c->graph, r->time, r->kept, r->kept);
     if (js->nrows == 0) /* the portfolio's row starts the table */
-        printf("%-10s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
+        printf("%-13s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
     /* every row alike: a number where the phase has one, "-" where not (a MILP row's
      * objective only with a schedule of its own, its status optimal or feasible) */
     int milp_row = r->milp_status >= 0 || !strncmp(r->method, "milp", 4);
@@ -319,53 +322,14 @@ static void on_row(void *ctx, const xe_plan_row *r)
     else snprintf(ob, sizeof ob, "%14s", "-");
     if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
     else snprintf(bb, sizeof bb, "%14s", "-");
-    printf("%-10s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have ? r->gap : NAN, gb, sizeof gb), r->time,
+    printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have ? r->gap : NAN, gb, sizeof gb), r->time,
            r->status);
     json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
     if (r->killed)
-        printf("           (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
+        printf("              (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
     else if (milp_row && r->nvars > 0)
-        printf("           (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
+        printf("              (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
     fflush(stdout);
-}
-
-/* On one device, where the stage solvers found no schedule or proved that no stage
- * schedule fits: the exact search over all event lists (docs/pebble.md), until deadline
- * (wall seconds, xe_now()). YES: sched holds its schedule, replayed into *sr (XE_EINTERNAL
- * in *rc when the simulator rejects it: a bug); NO: proven that none exists (*blocker, a
- * node that cannot be computed); UNKNOWN: the deadline came first. Prints its table row
- * and adds it to the JSON summary; its bound is the cost of computing every node once,
- * which bounds every schedule (the stage bounds do not bound this one). */
-static xe_pebble_answer pebble_fallback(const xe_instance *in, double deadline, solve_ctx *sc, xe_schedule *sched,
-                                        xe_sim_result *sr, double *bound, int *blocker, int *rc, xe_err *err)
-{
-    double t0 = xe_now();
-    xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
-    *rc = XE_OK;
-    *blocker = -1;
-    *bound = 0;
-    for (int v = 0; v < in->g->n; v++) *bound += xe_cost(in, v, 0);
-    xe_pebble *pb = xe_pebble_new(in->g, 0);
-    if (!pb) {
-        *rc = xe_err_set(err, XE_ENOMEM, "out of memory for the exact search");
-        return a;
-    }
-    *rc = xe_pebble_schedule(pb, in, 0, deadline, sched, &a, err);
-    if (!*rc && a == XE_PEBBLE_NO) xe_pebble_feasible(pb, in->dev[0].budget, INFINITY, blocker);
-    xe_pebble_free(pb);
-    if (*rc) return XE_PEBBLE_UNKNOWN;
-    if (a == XE_PEBBLE_YES && xe_sim_run(in, sched, sr, err) != XE_OK) {
-        *rc = XE_EINTERNAL;
-        return a;
-    }
-    xe_plan_row r = {.method = "pebbling", .objective = a == XE_PEBBLE_YES ? sr->total_time : INFINITY,
-                     .bound = *bound, .time = xe_now() - t0, .milp_status = -1};
-    r.gap = a == XE_PEBBLE_YES ? rel_gap(r.objective, r.bound) : NAN;
-    r.status = a == XE_PEBBLE_YES  ? "valid (outside the stage structure)"
-               : a == XE_PEBBLE_NO ? "no schedule of any form fits (proven)"
-                                   : "unknown at the time limit";
-    on_row(sc, &r);
-    return a;
 }
 
 int xe_cli_solve(int argc, char **argv)
@@ -516,34 +480,36 @@ int xe_cli_solve(int argc, char **argv)
         code = xe_cli_exit_code(rc);
         goto done;
     }
-    /* 3b. one device and no stage schedule: the exact search over all schedules */
-    xe_pebble_answer pa = XE_PEBBLE_UNKNOWN;
     xe_sim_result sr;
-    double pbound = NAN;
-    if ((pr.infeasible || !pr.sol.R) && in->ndev == 1) {
-        int blocker = -1;
-        pa = pebble_fallback(in, t_start + fmax(po.time_limit, xe_now() - t_start + hint_s(&po, t_start)), &sc,
-                             &sched, &sr, &pbound, &blocker, &rc, &err);
-        if (rc) {
-            fprintf(stderr, "xengine: error: %s: %s%s\n", io.graph,
-                    rc == XE_EINTERNAL ? "the pebbling schedule fails validation (a bug): " : "", err.msg);
-            code = xe_cli_exit_code(rc);
-            goto done;
-        }
-        if (pa == XE_PEBBLE_NO) {
-            char why[256];
-            snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven "
-                     "by exhaustive search", blocker >= 0 ? in->g->nodes[blocker].name : "a node");
-            report_infeasible(in, io.graph, why, hint_s(&po, t_start));
-            code = XE_EXIT_INFEASIBLE;
-            goto done;
-        }
+    if (pr.infeasible_any) { /* the exact one-device search: nothing of any form fits */
+        char why[256];
+        snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven by "
+                 "exhaustive search", pr.blocker >= 0 ? in->g->nodes[pr.blocker].name : "a node");
+        report_infeasible(in, io.graph, why, hint_s(&po, t_start));
+        code = XE_EXIT_INFEASIBLE;
+        goto done;
     }
     double objective = INFINITY, bound = NAN;
-    if (pa == XE_PEBBLE_YES) { /* already replayed: its own bound (pebble_fallback) */
-        best_name = "pebbling";
-        objective = sr.total_time;
-        bound = fmin(pbound, objective);
+    if (pr.events.len) { /* the pebbling schedule (docs/pebble.md): its own bound */
+        best_name = pr.name;
+        rc = xe_sim_run(in, &pr.events, &sr, &err);
+        if (rc) {
+            fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
+                    best_name, err.msg);
+            code = XE_EXIT_INTERNAL;
+            goto done;
+        }
+        objective = pr.objective;
+        if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
+            fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n",
+                    io.graph, sr.total_time, objective);
+            code = XE_EXIT_INTERNAL;
+            goto done;
+        }
+        bound = heur_only ? NAN : pr.bound;
+        xe_schedule_clear(&sched);
+        sched = pr.events; /* moved: written below, freed at the end */
+        xe_schedule_init(&pr.events);
     } else {
         if (pr.infeasible) {
             report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, t_start));

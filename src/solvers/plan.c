@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "xengine/milp.h"
+#include "xengine/pebble.h"
 #include "xengine/plan.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -56,6 +57,7 @@ void xe_plan_result_clear(xe_plan_result *res)
 {
     if (!res) return;
     xe_stages_clear(&res->sol);
+    xe_schedule_clear(&res->events);
     memset(res, 0, sizeof *res);
 }
 
@@ -73,6 +75,12 @@ static double time_left(const xe_plan_opts *o, double t_start) { return o->time_
 /* A solver phase whose limit (after its process's grace, xe_milp_limit_within) would be
  * shorter than this is not started: it could do nothing useful in it. */
 #define XE_PLAN_MIN_PHASE 0.05
+
+/* The exact search's share of the time when other phases follow (docs/pebble.md), and
+ * its least time where the limit has (nearly) passed. */
+#define XE_PLAN_PEBBLE_SHARE 0.1
+#define XE_PLAN_PEBBLE_MIN_S 1.0
+#define XE_PLAN_PEBBLE_DEFAULT_S 10.0 /* heuristic mode without a time limit */
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
@@ -181,6 +189,47 @@ static void take_milp(xe_plan_result *res, xe_milp_result *m, const char *name, 
     res->name = name;
 }
 
+/* One device, no stage schedule in hand: the exact search over all event lists for
+ * `seconds` (docs/pebble.md). YES: res->events holds its schedule, res->events_objective
+ * its cost; NO: res->infeasible and res->infeasible_any set, res->blocker a node that
+ * cannot be computed. Emits the "pebbling" row, whose bound is the cost of computing
+ * every node once (*trivial): the stage bounds do not bound schedules outside the stage
+ * structure. Returns the answer, or a negative XE_E* code (XE_ENOMEM) with err set. */
+static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
+                        double t_start, double *trivial, xe_err *err)
+{
+    double t0 = xe_now();
+    *trivial = 0;
+    for (int v = 0; v < in->g->n; v++) *trivial += xe_cost(in, v, 0);
+    xe_pebble *pb = xe_pebble_new(in->g, 0);
+    if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
+    if (o->phase) o->phase(o->ctx, "pebbling");
+    xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
+    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, err);
+    if (rc == XE_OK && a == XE_PEBBLE_NO) xe_pebble_feasible(pb, in->dev[0].budget, INFINITY, &res->blocker);
+    xe_pebble_free(pb);
+    if (rc) return rc;
+    xe_plan_row r = {.method = "pebbling", .objective = INFINITY, .bound = *trivial, .gap = NAN,
+                     .time = xe_now() - t0, .milp_status = -1};
+    if (a == XE_PEBBLE_YES) {
+        double c = 0;
+        for (int e = 0; e < res->events.len; e++)
+            if (res->events.ev[e].kind == XE_EV_COMPUTE) c += xe_cost(in, res->events.ev[e].node, 0);
+        res->events_objective = c;
+        r.objective = c;
+        r.gap = rel_gap(c, *trivial);
+        r.status = "valid (outside the stage structure)";
+        trace(res, xe_now() - t_start, c);
+    } else if (a == XE_PEBBLE_NO) {
+        res->infeasible = res->infeasible_any = 1;
+        r.status = "no schedule of any form fits (proven)";
+    } else {
+        r.status = "unknown at its time limit";
+    }
+    emit(o, res, &r);
+    return (int)a;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -190,6 +239,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     res->bound = -INFINITY;
     res->gap = NAN;
     res->milp_status = -1;
+    res->blocker = -1;
     if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
         (o->mode != XE_PLAN_HEURISTIC && !(o->time_limit > 0)) || !(o->rel_gap >= 0) || o->threads < 1 ||
         o->progress < 0 || !(o->slice >= 0) || o->nstarts < 0 || (o->nstarts > 0 && !o->starts))
@@ -209,15 +259,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     const xe_stages *best = NULL;
     double best_cost = INFINITY;
     double lb = -INFINITY; /* best lower bound so far, seconds */
+    double trivial = -INFINITY; /* every node once: bounds every schedule (pebbling's) */
+    double t_events = 0;        /* when the pebbling schedule was in hand */
     int rc;
 
-    /* 1. heuristic portfolio (docs/heuristic.md) */
+    /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b */
     const char *which = "greedy";
-    /* its randomised restarts (only when nothing else found a schedule) take at most a
-     * quarter of the limit, half in heuristic mode (nothing else follows there) */
-    double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
-    double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit) : XE_PORTFOLIO_RANDOM_S;
-    int hrc = xe_heur_best_ex(in, &heur, &which, 1, rand_s, &e2);
+    int hrc = xe_heur_best_ex(in, &heur, &which, 1, 0.0, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
@@ -260,7 +308,67 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (best) trace(res, res->time_best, best_cost);
     lb = xe_bound_stage(in); /* docs/lns.md, "Bounds" */
     rc = XE_OK;
-    if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && best)) goto out;
+
+    /* 1a. one device and no start: the exact search over all schedules (docs/pebble.md),
+     * for half the time left in heuristic mode (or of its default without a limit), a
+     * tenth of it otherwise; at least a second */
+    if (!best && !o->no_pebbling && in->ndev == 1) {
+        double left = o->time_limit > 0 ? time_left(o, t_start) : XE_PLAN_PEBBLE_DEFAULT_S;
+        double share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : XE_PLAN_PEBBLE_SHARE;
+        double lim = fmax(fmin(XE_PLAN_PEBBLE_MIN_S, o->time_limit > 0 ? o->time_limit : INFINITY), share * left);
+        int a = pebble_phase(in, o, res, lim, t_start, &trivial, err);
+        if (a < 0) {
+            rc = a;
+            goto out;
+        }
+        if (a == XE_PEBBLE_NO) goto out; /* nothing fits: no phase below can help */
+        if (a == XE_PEBBLE_YES) t_events = xe_now() - t_start;
+    }
+
+    /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no
+     * stage schedule, or only recompute-all's): up to XE_PORTFOLIO_RANDOM_S, at most a
+     * quarter of the limit, half in heuristic mode; the cheaper schedule stays */
+    if ((hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur)) {
+        double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
+        double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit)
+                                          : XE_PORTFOLIO_RANDOM_S;
+        double tr0 = xe_now();
+        xe_stages cand = {0};
+        int rrc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, rand_s, &cand, NULL, &e2);
+        if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
+            rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
+            goto out;
+        }
+        double cc = rrc == XE_OK ? xe_stages_cost(in, &cand) : INFINITY;
+        if (rrc == XE_OK && cc < best_cost) { /* improved like the portfolio's own best */
+            rrc = xe_heur_improve(in, &cand, in->g->n > 300 ? 0.1 : 0.25, &e2);
+            if (rrc) {
+                xe_stages_clear(&cand);
+                rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
+                goto out;
+            }
+            cc = xe_stages_cost(in, &cand);
+            xe_stages_clear(&heur);
+            heur = cand;
+            best = &heur;
+            best_cost = cc;
+            res->name = "greedy-random";
+            res->time_best = xe_now() - t_start;
+            trace(res, res->time_best, best_cost);
+        } else {
+            xe_stages_clear(&cand);
+        }
+        xe_plan_row rr = {.method = "greedy-random",
+                          .status = rrc == XE_OK ? "valid" : "no schedule found",
+                          .objective = cc,
+                          .bound = NAN,
+                          .gap = NAN,
+                          .time = xe_now() - tr0,
+                          .milp_status = -1};
+        emit(o, res, &rr);
+        res->time_heur += rr.time;
+    }
+    if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && (best || res->events.len))) goto out;
 
     /* 1b. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
@@ -408,7 +516,19 @@ out:
             rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory copying the '%s' schedule", res->name);
         }
     }
-    if (rc == XE_OK && res->sol.R) {
+    /* the pebbling schedule stays only where no stage schedule is as cheap */
+    if (rc == XE_OK && res->events.len && res->sol.R && xe_stages_cost(in, &res->sol) <= res->events_objective)
+        xe_schedule_clear(&res->events);
+    if (rc == XE_OK && res->events.len) {
+        xe_stages_clear(&res->sol);
+        res->name = "pebbling";
+        res->objective = res->events_objective;
+        res->bound = fmin(trivial, res->objective); /* the stage bounds do not hold here */
+        res->gap = rel_gap(res->objective, res->bound);
+        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+        res->time_best = t_events;
+        res->infeasible = 0; /* a stage-class proof does not cover this schedule */
+    } else if (rc == XE_OK && res->sol.R) {
         res->objective = xe_stages_cost(in, &res->sol);
         res->bound = fmin(lb, res->objective);
         res->gap = rel_gap(res->objective, res->bound);

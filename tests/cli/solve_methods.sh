@@ -138,7 +138,7 @@ if [ -r "$n250" ]; then
     [ $rc -eq 4 ] && ok "n250 60% in 2 s: exit 4" || bad "n250 60%: exit $rc: $(cat "$tmp/err")"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "n250 60%: one line" || bad "n250 60%: $(cat "$tmp/err")"
     [ ! -e "$tmp/m.json" ] && ok "n250 60%: no output" || bad "n250 60%: output written"
-    has "n250 60%: pebbling row" "unknown at the time limit" "$tmp/out"
+    has "n250 60%: pebbling row" "unknown at its time limit" "$tmp/out"
     has "n250 60%: lower bound" "every schedule needs at least" "$tmp/err"
 else
     echo "skip n250 check: $n250 not found"

@@ -62,8 +62,10 @@ typedef struct xe_sweep_cell {
     int copies;          /* copy events */
     double time;         /* wall seconds this method took */
     const char *which;   /* planner: where its schedule came from ("lns", "milp",
-                            "greedy", "checkpoint-all", "recompute-all", a baseline name,
-                            or "carried": opts.seed); static, "" without schedule */
+                            "greedy", "checkpoint-all", "recompute-all", "pebbling" (one
+                            device, outside the stage structure: docs/pebble.md), a
+                            baseline name, or "carried": opts.seed); static, "" without
+                            schedule */
 } xe_sweep_cell;
 
 typedef struct xe_sweep_opts {

@@ -342,12 +342,15 @@ static int sweep_budgets(const opts *o)
     xe_stages_clear(&seed);
     xe_stages_clear(&keep);
     progress_done(o);
-    /* a lower bound at a budget bounds every smaller budget too */
+    /* a lower bound at a budget bounds every smaller budget too; the stage bounds do
+     * not bound a pebbling schedule (outside the stage structure, docs/pebble.md), which
+     * keeps its own */
     double rb = -INFINITY;
     for (int k = 0; k < np && !code; k++) {
         xe_sweep_cell *pl = &p[dir < 0 ? k : np - 1 - k].c[XE_SWEEP_PLANNER];
-        if (isfinite(pl->bound)) rb = fmax(rb, pl->bound);
-        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN) pl->bound = fmin(rb, pl->cost);
+        int pebbling = pl->which && !strcmp(pl->which, "pebbling");
+        if (isfinite(pl->bound) && !pebbling) rb = fmax(rb, pl->bound);
+        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN && !pebbling) pl->bound = fmin(rb, pl->cost);
     }
     for (int i = 0; i < np && !code && !o->json; i++) {
         const xe_sweep_cell *pl = &p[i].c[XE_SWEEP_PLANNER];

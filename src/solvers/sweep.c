@@ -43,6 +43,17 @@ static void cell_none(xe_sweep_cell *c, int status)
     c->which = "";
 }
 
+/* c from a replay (status FOUND). */
+static void fill(const xe_sweep_opts *o, const xe_sim_result *r, const char *what, xe_sweep_cell *c)
+{
+    c->status = XE_SWEEP_FOUND;
+    c->cost = r->total_time;
+    c->peak = r->dev[o->swept].peak;
+    c->recomputes = r->recomputes;
+    c->copies = r->copies;
+    c->which = what;
+}
+
 /* Replays st in the simulator and fills c from it (status FOUND). The cost is the
  * simulator's; it must equal the stage objective (else a bug: XE_EINTERNAL). */
 static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages *st, const char *what,
@@ -54,12 +65,23 @@ static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages 
     if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
     if (rc == XE_EINTERNAL) return xe_err_set(err, rc, "sweep: %s: %s", what, e2.msg);
     if (rc) return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what, e2.msg);
-    c->status = XE_SWEEP_FOUND;
-    c->cost = r.total_time;
-    c->peak = r.dev[o->swept].peak;
-    c->recomputes = r.recomputes;
-    c->copies = r.copies;
-    c->which = what;
+    fill(o, &r, what, c);
+    return XE_OK;
+}
+
+/* The same for an event list (the planner's pebbling schedule, docs/pebble.md): replayed
+ * by the simulator, whose total time must equal the planner's objective. */
+static int judge_events(const xe_instance *in, const xe_sweep_opts *o, const xe_schedule *s, double objective,
+                        const char *what, xe_sweep_cell *c, xe_err *err)
+{
+    xe_err e2 = {{0}};
+    xe_sim_result r;
+    int rc = xe_sim_run(in, s, &r, &e2);
+    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
+    if (rc || fabs(r.total_time - objective) > 1e-6 * fmax(1.0, objective))
+        return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what,
+                          rc ? e2.msg : "its time differs from the planner's");
+    fill(o, &r, what, c);
     return XE_OK;
 }
 
@@ -90,7 +112,8 @@ static int ruled_out(const xe_instance *in)
 
 /* The planner: xe_plan in auto mode (include/xengine/plan.h) with the baselines' stage
  * schedules in base[] and the carried seed as extra starts; time limit 0: the best start
- * only (heuristic mode); feasibility: stop at the first schedule. A cheap proof that no
+ * only (heuristic mode, no pebbling); feasibility: stop at the first schedule (on one
+ * device the pebbling schedule counts: docs/pebble.md). A cheap proof that no
  * schedule exists (ruled_out) skips planning. */
 static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, const xe_sweep_cell *bc,
                 xe_sweep_cell *c, xe_err *err)
@@ -112,6 +135,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
     if (o->time_limit > 0) po.time_limit = o->time_limit;
     po.threads = o->threads;
     po.feasibility = o->feasibility;
+    po.no_pebbling = !(o->time_limit > 0); /* the best start only: no search */
     po.starts = starts;
     po.nstarts = ns;
     xe_plan_result pr;
@@ -119,6 +143,9 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
     int rc = xe_plan(in, &po, &pr, &e2);
     if (rc) {
         rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+    } else if (pr.events.len) { /* only a schedule outside the stage structure: no seed */
+        rc = judge_events(in, o, &pr.events, pr.objective, pr.name, c, err);
+        if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
     } else if (pr.sol.R) {
         rc = judge(in, o, &pr.sol, pr.name, c, err);
         if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);

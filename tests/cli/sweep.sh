@@ -155,5 +155,23 @@ err "plot extension" 1 "$g" --plot "$tmp/x.pdf"
 err "bad onnx" 2 tests/data/onnx/bad_unsupported.onnx
 err "unknown option" 1 "$g" --frobnicate
 
+# one device below the stage heuristics' floor (docs/pebble.md): random_layered_n100 at
+# 55% gets the planner's pebbling schedule, whose bound is every node once (the sum of
+# the graph's durations, in ms, read here with awk from the file), not a stage bound
+# carried from 60%; at 50% no schedule of any form exists
+n100=../shared/graphs/random_layered_n100.json
+if [ -r "$n100" ]; then
+  "$xe" sweep "$n100" --devices gpu --from 60 --to 50 --step 5 --time-limit 2 --csv "$tmp/p.csv" -q >/dev/null 2>"$tmp/err"
+  check "n100 sweep: exit 0" "$?" 0
+  check "n100 55%: planner_from" "$(field "$tmp/p.csv" 2 planner_from)" pebbling
+  sum=$(tr '{},' '\n\n\n' <"$n100" | awk -F: '/"duration"/ { s += $2 } END { printf "%.9g", s / 1000 }')
+  near "n100 55%: bound = every node once" "$(field "$tmp/p.csv" 2 planner_bound_s)" "$sum"
+  awk -v c="$(field "$tmp/p.csv" 2 planner_s)" -v b="$sum" 'BEGIN { exit !(c > b) }' &&
+    ok "n100 55%: cost above the bound" || bad "n100 55%: cost $(field "$tmp/p.csv" 2 planner_s)"
+  check "n100 50%: infeasible, proven" "$(field "$tmp/p.csv" 3 planner_s)" "infeasible (proven)"
+else
+  echo "skip n100 sweep: $n100 not found"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -354,9 +354,9 @@ static int64_t seg_max(const segtree *t, int node, int lo, int hi, int l, int r)
 }
 
 /* Appends the from-scratch computation of v (reach({v}) by the memo's choices, then free
- * v) to out. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a step (it was full),
- * XE_ENOMEM. */
-static int emit_node(xe_pebble *p, int v, int64_t B, int d, xe_schedule *out)
+ * v unless keep_v) to out. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a step (it
+ * was full), XE_ENOMEM. */
+static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_schedule *out)
 {
     const xe_graph *g = p->g;
     const int W = p->W;
@@ -392,7 +392,7 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, xe_schedule *out)
         for (int q = g->pred_off[s]; q < g->pred_off[s + 1] && !rc; q++)
             if (!has(Sj, g->pred[q])) rc = xe_schedule_push(out, XE_EV_FREE, g->pred[q], d, -1);
     }
-    if (!rc) rc = xe_schedule_push(out, XE_EV_FREE, v, d, -1);
+    if (!rc && !keep_v) rc = xe_schedule_push(out, XE_EV_FREE, v, d, -1);
     free(ch);
     return rc;
 }
@@ -450,6 +450,7 @@ typedef struct {
  * (cost), the dearest per byte and event kept (cost / (mem * span)), the dearest per
  * event kept (cost / span). No one order wins on every graph (docs/pebble.md). */
 enum { KEEP_COST, KEEP_DENSITY, KEEP_SPAN, KEEP_ORDERS };
+#define DTR_MODES 3 /* dtr_evict's scores */
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -504,16 +505,139 @@ oom:
     return XE_ENOMEM;
 }
 
-/* Builds the from-scratch schedule of the memo's witnesses at budget wb into out, then
- * cleans it up at budget B (>= wb) with the keep pass in the given order and the dead-
- * compute pass. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a step, XE_ENOMEM. */
-static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int order, double deadline,
-                 xe_schedule *out)
+/* ---- dynamic rematerialization with the witnesses as fallback ---------------------- */
+
+/* DTR's state (Kirisame et al., "Dynamic Tensor Rematerialization", ICLR 2021), on one
+ * device: what is resident, pins of the inputs of the compute being prepared, the last
+ * access of each tensor. */
+typedef struct {
+    const xe_instance *in;
+    int d, mode;
+    int64_t B, cur;
+    uint8_t *res;
+    int *pin;
+    double *stamp, clock;
+    xe_schedule *out;
+} dtr;
+
+/* Frees the resident, unpinned tensor of least h: cost / (mem * staleness) (mode 0, DTR's
+ * heuristic), cost / mem (1), cost / (mem * staleness^2) (2). -1 when all are pinned,
+ * XE_ENOMEM. */
+static int dtr_evict(dtr *t)
+{
+    const xe_graph *g = t->in->g;
+    int best = -1;
+    double bh = INFINITY;
+    for (int x = 0; x < g->n; x++) {
+        if (!t->res[x] || t->pin[x]) continue;
+        double c = xe_cost(t->in, x, t->d) + 1e-12, m = (double)(g->nodes[x].mem > 0 ? g->nodes[x].mem : 1);
+        double stale = t->clock - t->stamp[x] + 1;
+        double h = t->mode == 0 ? c / (m * stale) : t->mode == 1 ? c / m : c / (m * stale * stale);
+        if (h < bh) {
+            bh = h;
+            best = x;
+        }
+    }
+    if (best < 0) return -1;
+    t->res[best] = 0;
+    t->cur -= g->nodes[best].mem;
+    return xe_schedule_push(t->out, XE_EV_FREE, best, t->d, -1);
+}
+
+/* Makes u resident: its inputs first (recursively, pinned while u waits), then room by
+ * eviction, then compute u. 0, -1 when stuck (everything left is pinned), XE_ENOMEM. */
+static int dtr_ensure(dtr *t, int u, int depth)
+{
+    const xe_graph *g = t->in->g;
+    if (t->res[u]) {
+        t->stamp[u] = ++t->clock;
+        return 0;
+    }
+    if (depth > g->n) return -1;
+    int rc = 0, k;
+    for (k = g->pred_off[u]; k < g->pred_off[u + 1] && !rc; k++) {
+        rc = dtr_ensure(t, g->pred[k], depth + 1);
+        if (!rc) t->pin[g->pred[k]]++;
+    }
+    if (rc) return rc; /* the caller rolls back, pins included */
+    while (!rc && t->cur + g->nodes[u].mem > t->B) rc = dtr_evict(t);
+    if (!rc) rc = xe_schedule_push(t->out, XE_EV_COMPUTE, u, t->d, -1);
+    if (!rc) {
+        t->res[u] = 1;
+        t->cur += g->nodes[u].mem;
+        t->stamp[u] = ++t->clock;
+    }
+    for (k = g->pred_off[u]; k < g->pred_off[u + 1]; k++) t->pin[g->pred[k]]--;
+    return rc;
+}
+
+/* The first-compute order 0..n-1, each node made resident by DTR; where DTR gets stuck,
+ * everything resident is freed and the node is computed by its witness at wb (kept
+ * resident); after each node, tensors without later readers are freed. Returns XE_OK,
+ * XE_EINFEASIBLE (memo full), XE_ENOMEM. */
+static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int mode, xe_schedule *out)
+{
+    const xe_graph *g = p->g;
+    int n = g->n, rc = XE_OK;
+    dtr t = {in, d, mode, B, 0, calloc((size_t)n, 1), calloc((size_t)n, sizeof(int)),
+             calloc((size_t)n, sizeof(double)), 0, out};
+    uint8_t *res0 = malloc((size_t)n);
+    double *stamp0 = malloc((size_t)n * sizeof *stamp0);
+    int *last = malloc((size_t)n * sizeof *last);
+    if (!t.res || !t.pin || !t.stamp || !res0 || !stamp0 || !last) rc = XE_ENOMEM;
+    for (int v = 0; v < n && !rc; v++) last[v] = xe_graph_last_use(g, v) > v ? xe_graph_last_use(g, v) : v;
+    for (int v = 0; v < n && !rc; v++) {
+        int len0 = out->len;
+        int64_t cur0 = t.cur;
+        double clock0 = t.clock;
+        memcpy(res0, t.res, (size_t)n);
+        memcpy(stamp0, t.stamp, (size_t)n * sizeof *stamp0);
+        int r = dtr_ensure(&t, v, 0);
+        if (r == XE_ENOMEM) rc = r;
+        else if (r) { /* stuck: back to the state before v, then v from scratch */
+            out->len = len0;
+            memcpy(t.res, res0, (size_t)n);
+            memcpy(t.stamp, stamp0, (size_t)n * sizeof *stamp0);
+            memset(t.pin, 0, (size_t)n * sizeof *t.pin);
+            t.cur = cur0;
+            t.clock = clock0;
+            for (int x = 0; x < n && !rc; x++)
+                if (t.res[x]) {
+                    t.res[x] = 0;
+                    rc = xe_schedule_push(out, XE_EV_FREE, x, d, -1);
+                }
+            t.cur = 0;
+            if (!rc) rc = emit_node(p, v, wb, d, 1, out);
+            if (!rc) {
+                t.res[v] = 1;
+                t.cur = g->nodes[v].mem;
+                t.stamp[v] = ++t.clock;
+            }
+        }
+        for (int x = 0; x <= v && !rc; x++)
+            if (t.res[x] && last[x] <= v) {
+                t.res[x] = 0;
+                t.cur -= g->nodes[x].mem;
+                rc = xe_schedule_push(out, XE_EV_FREE, x, d, -1);
+            }
+    }
+    free(t.res), free(t.pin), free(t.stamp), free(res0), free(stamp0), free(last);
+    return rc;
+}
+
+/* Builds a schedule into out: from scratch per node by the memo's witnesses at budget wb
+ * (dtr_mode < 0), or dtr_pass with that eviction mode; then cleans it up at budget B
+ * (>= wb) with the keep pass in the given order and the dead-compute pass. Returns
+ * XE_OK, XE_EINFEASIBLE when the memo lacks a step, XE_ENOMEM. */
+static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int dtr_mode, int order,
+                 double deadline, xe_schedule *out)
 {
     const xe_graph *g = p->g;
     xe_schedule_clear(out);
     int rc = XE_OK;
-    for (int v = 0; v < g->n && !rc; v++) rc = emit_node(p, v, wb, d, out);
+    if (dtr_mode >= 0) rc = dtr_pass(p, in, d, wb, B, dtr_mode, out);
+    else
+        for (int v = 0; v < g->n && !rc; v++) rc = emit_node(p, v, wb, d, 0, out);
     if (rc) return rc;
     uint8_t *alive = malloc((size_t)(out->len ? out->len : 1));
     if (!alive) return XE_ENOMEM;
@@ -565,37 +689,33 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         *answer = a;
         return XE_OK;
     }
-    /* the tighter searches get ten times the first one's time in all, at least 0.05 s,
-     * each at most a quarter of what is left */
-    double t_first = xe_now() - t0;
-    /* Candidates: the witnesses found at B and at tighter budgets between the largest
-     * footprint and B (each from a fresh memo: another budget's search picks other
-     * last-computed members, and which gives the cheaper schedule varies by graph),
-     * each cleaned up at B in every keep order; the cheapest wins. The first, at B, is
-     * built whatever the deadline; the others only while time is left. Measured on the
-     * shared graphs (docs/pebble.md): U-Net at 50% 1.29x instead of 1.99x, FCN-8 at 62%
-     * 1.11x instead of 1.55x, random_layered_n250 at 70% 2.09x instead of 2.81x. */
+    /* Candidates, the cheapest wins: the schedule from scratch by the witnesses found at
+     * B, cleaned up at B in each keep order; DTR with those witnesses as its fallback
+     * (dtr_pass), in each eviction mode and keep order; the witnesses found at tighter
+     * budgets between the largest footprint and B (each from a fresh memo: another
+     * budget's search picks other last-computed members), in each keep order. Which
+     * wins varies by graph (docs/pebble.md). The first candidate is built whatever the
+     * deadline; the others only within four times the time to the first (at least
+     * 0.05 s), so that a schedule comes soon. */
     int64_t fp = xe_instance_min_footprint(g);
     static const double tighter[] = {1.0, 0.85, 0.7, 0.5, 0.0};
-    double t_end_tight = xe_now() + fmax(0.05, 10 * t_first); /* all tighter searches */
     xe_schedule cand;
     xe_schedule_init(&cand);
-    double best = INFINITY;
+    double best = INFINITY, t_more = INFINITY;
     int rc = XE_OK;
     for (size_t k = 0; k < sizeof tighter / sizeof *tighter && !rc; k++) {
         int64_t wb = fp + (int64_t)(tighter[k] * (double)(B - fp));
         if (k > 0) {
             double now = xe_now();
-            if (now > deadline || wb >= B) break;
+            if (now > t_more || wb >= B) break;
             memo_reset(p);
-            /* a tighter witness is worth a little time only */
-            if (now > t_end_tight ||
-                xe_pebble_feasible(p, wb, fmin(now + 0.25 * (deadline - now), t_end_tight), NULL) != XE_PEBBLE_YES)
-                continue;
+            if (xe_pebble_feasible(p, wb, t_more, NULL) != XE_PEBBLE_YES) continue;
         }
-        for (int order = 0; order < KEEP_ORDERS && !rc; order++) {
-            if (k + (size_t)order > 0 && xe_now() > deadline) break;
-            rc = build(p, in, d, wb, B, order, deadline, &cand);
+        int ncand = (k == 0 ? DTR_MODES + 1 : 1) * KEEP_ORDERS; /* DTR at B only */
+        for (int cnum = 0; cnum < ncand && !rc; cnum++) {
+            int dtr_mode = cnum / KEEP_ORDERS - 1, order = cnum % KEEP_ORDERS;
+            if (k + (size_t)cnum > 0 && xe_now() > t_more) break;
+            rc = build(p, in, d, wb, B, dtr_mode, order, fmin(deadline, t_more), &cand);
             if (rc == XE_EINFEASIBLE) { /* memo full: this witness cannot be read back */
                 rc = XE_OK;
                 break;
@@ -607,6 +727,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
                 *out = cand;
                 cand = t;
             }
+            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.05, 4 * (xe_now() - t0)));
         }
     }
     xe_schedule_clear(&cand);

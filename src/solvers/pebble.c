@@ -695,8 +695,8 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
      * budgets between the largest footprint and B (each from a fresh memo: another
      * budget's search picks other last-computed members), in each keep order. Which
      * wins varies by graph (docs/pebble.md). The first candidate is built whatever the
-     * deadline; the others only within four times the time to the first (at least
-     * 0.05 s), so that a schedule comes soon. */
+     * deadline; the others only within ten times the time to the first (at least
+     * 0.1 s), so that a schedule comes soon. */
     int64_t fp = xe_instance_min_footprint(g);
     static const double tighter[] = {1.0, 0.85, 0.7, 0.5, 0.0};
     xe_schedule cand;
@@ -727,7 +727,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
                 *out = cand;
                 cand = t;
             }
-            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.05, 4 * (xe_now() - t0)));
+            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.1, 10 * (xe_now() - t0)));
         }
     }
     xe_schedule_clear(&cand);

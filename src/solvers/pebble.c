@@ -691,11 +691,11 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     }
     /* Candidates, the cheapest wins: the schedule from scratch by the witnesses found at
      * B, cleaned up at B in each keep order; DTR with those witnesses as its fallback
-     * (dtr_pass), in each eviction mode and keep order; the witnesses found at tighter
+     * (dtr_pass), in each eviction mode; the witnesses found at tighter
      * budgets between the largest footprint and B (each from a fresh memo: another
      * budget's search picks other last-computed members), in each keep order. Which
      * wins varies by graph (docs/pebble.md). The first candidate is built whatever the
-     * deadline; the others only within ten times the time to the first (at least
+     * deadline; the others only within five times the time to the first (at least
      * 0.1 s), so that a schedule comes soon. */
     int64_t fp = xe_instance_min_footprint(g);
     static const double tighter[] = {1.0, 0.85, 0.7, 0.5, 0.0};
@@ -711,9 +711,11 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
             memo_reset(p);
             if (xe_pebble_feasible(p, wb, t_more, NULL) != XE_PEBBLE_YES) continue;
         }
-        int ncand = (k == 0 ? DTR_MODES + 1 : 1) * KEEP_ORDERS; /* DTR at B only */
+        /* DTR at B only, and with one keep order: its schedules barely depend on it */
+        int ncand = KEEP_ORDERS + (k == 0 ? DTR_MODES : 0);
         for (int cnum = 0; cnum < ncand && !rc; cnum++) {
-            int dtr_mode = cnum / KEEP_ORDERS - 1, order = cnum % KEEP_ORDERS;
+            int dtr_mode = cnum < KEEP_ORDERS ? -1 : cnum - KEEP_ORDERS;
+            int order = cnum < KEEP_ORDERS ? cnum : KEEP_SPAN;
             if (k + (size_t)cnum > 0 && xe_now() > t_more) break;
             rc = build(p, in, d, wb, B, dtr_mode, order, fmin(deadline, t_more), &cand);
             if (rc == XE_EINFEASIBLE) { /* memo full: this witness cannot be read back */
@@ -727,7 +729,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
                 *out = cand;
                 cand = t;
             }
-            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.1, 10 * (xe_now() - t0)));
+            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.1, 5 * (xe_now() - t0)));
         }
     }
     xe_schedule_clear(&cand);

@@ -553,17 +553,81 @@ static const struct {
  * random_layered_n100 at 60% the first schedule came after 32-1,028 runs (seeds 1-8). */
 #define XE_GREEDY_RANDOM_MAX_RUNS 2000
 
-/* Runs one variant with restarts; returns -1 on success, else the stage that failed. */
-static int greedy_variant(gctx *c, int v, int *passes)
+/* Runs one variant with restarts, starting from the npre lessons pre[] (pins); returns
+ * -1 on success, else the stage that failed. */
+static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int npre, int *passes)
 {
     c->insurance = variants[v].insurance;
     c->use_distance = variants[v].use_distance;
     c->nkeep = 0;
     memset(c->haskeep, 0, (size_t)c->n);
+    for (int q = 0; q < npre && q < XE_GREEDY_MAX_PASSES; q++) {
+        c->keep[c->nkeep++] = pre[q];
+        c->haskeep[pre[q].node] = 1;
+    }
     for (*passes = 1;; ++*passes) {
         int t = greedy_pass(c);
         if (t < 0 || *passes >= XE_GREEDY_MAX_PASSES || !learn_keep(c, t)) return t;
     }
+}
+
+static int greedy_variant(gctx *c, int v, int *passes) { return greedy_variant_pinned(c, v, NULL, 0, passes); }
+
+/* Pins: at most this many tensors tried, at most XE_GREEDY_MAX_PINS kept. */
+#define XE_GREEDY_PIN_TRIES 16
+#define XE_GREEDY_MAX_PINS 8
+#define XE_GREEDY_PIN_SECONDS 0.05
+
+typedef struct pin_cand {
+    int node, dev;
+    double gain; /* seconds of its recomputations in the schedule */
+} pin_cand;
+
+static int cmp_pin(const void *a, const void *b)
+{
+    double x = ((const pin_cand *)a)->gain, y = ((const pin_cand *)b)->gain;
+    return (x < y) - (x > y);
+}
+
+/* Local improvement by pins: the dearest recomputed tensors of *best (a schedule of
+ * variant v, costing *best_cost) are tried one by one as a lesson kept from their first
+ * computation to their last reader's stage (the greedy must then evict something else,
+ * often cheaper tensors recomputed more often); a pin whose run (variant v with the pins
+ * kept so far, in the context's own stages c->st) is valid and cheaper is kept, and its
+ * schedule is swapped into *best. Stops at the deadline (xe_now() seconds). Returns the
+ * number of pins kept, or XE_ENOMEM. docs/heuristic.md, "Pins". */
+static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, double deadline)
+{
+    const xe_instance *in = c->in;
+    int n = c->n, D = c->D, nc = 0, npin = 0;
+    pin_cand *cand = malloc((size_t)(n ? n : 1) * (size_t)D * sizeof *cand);
+    if (!cand) return XE_ENOMEM;
+    for (int x = 0; x < n; x++)
+        for (int d = 0; d < D; d++) {
+            double gain = 0;
+            for (int t = x + 1; t < n; t++)
+                if (*xe_R(best, t, x, d)) gain += xe_cost(in, x, d);
+            if (gain > 0) cand[nc++] = (pin_cand){x, d, gain};
+        }
+    qsort(cand, (size_t)nc, sizeof *cand, cmp_pin);
+    xe_greedy_keep pins[XE_GREEDY_MAX_PINS + 1];
+    for (int k = 0; k < nc && k < XE_GREEDY_PIN_TRIES && npin < XE_GREEDY_MAX_PINS; k++) {
+        if (xe_now() > deadline) break;
+        int x = cand[k].node;
+        pins[npin] = (xe_greedy_keep){x, cand[k].dev, x, c->lastuse[x]};
+        int passes = 0;
+        if (greedy_variant_pinned(c, v, pins, npin + 1, &passes) >= 0) continue;
+        double cost = xe_stages_cost(in, c->st);
+        if (cost < *best_cost * (1 - 1e-12)) {
+            xe_stages t = *best;
+            *best = *c->st;
+            *c->st = t;
+            *best_cost = cost;
+            npin++;
+        }
+    }
+    free(cand);
+    return npin;
 }
 
 /* XE_EINFEASIBLE (a proof) when some node's output and inputs fit no device that can
@@ -626,7 +690,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         lower += m;
     }
     double best = INFINITY;
-    int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0;
+    int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, best_v = 0;
     for (;; k++) {
         if (noise > 0) {
             if (best < INFINITY || (k > 0 && xe_now() - t0 >= max_seconds) || k >= XE_GREEDY_RANDOM_MAX_RUNS) break;
@@ -644,7 +708,16 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
             *out = work;
             work = tmp;
             best = cost;
+            best_v = k % nv;
         }
+    }
+    /* the deterministic greedy's schedule, improved by pins within a budget of time */
+    if (noise == 0 && best < INFINITY && best > lower * (1 + 1e-12) &&
+        pin_improve(&c, best_v, out, &best, xe_now() + XE_GREEDY_PIN_SECONDS) == XE_ENOMEM) {
+        ctx_free(&c);
+        xe_stages_clear(&work);
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
     }
     if (tries) *tries = k;
     ctx_free(&c);

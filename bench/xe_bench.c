@@ -89,9 +89,10 @@ static int valid(const xe_instance *in, const xe_stages *st)
 static int valid_events(const xe_instance *in, const xe_schedule *s, double cost)
 {
     xe_sim_result sr;
-    xe_err err;
+    xe_err err = {{0}};
     int ok = xe_sim_run(in, s, &sr, &err) == XE_OK && fabs(sr.total_time - cost) <= 1e-6 * fmax(1.0, sr.total_time);
-    if (!ok) fprintf(stderr, "xe_bench: pebbling schedule fails the simulator: %s\n", err.msg);
+    if (!ok) fprintf(stderr, "xe_bench: pebbling schedule fails the simulator: %s\n",
+                     err.msg[0] ? err.msg : "its time differs from the plan's");
     return ok;
 }
 
@@ -201,7 +202,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         xe_stages none;
         t0 = xe_now();
         if (xe_heur_best_ex(in, &none, NULL, 1, 0.0, &err) == XE_OK) xe_stages_clear(&none);
-        int rc = pb ? xe_pebble_schedule(pb, in, 0, xe_now() + o->limit, &ps, &a, &err) : XE_ENOMEM;
+        int rc = pb ? xe_pebble_schedule(pb, in, 0, xe_now() + o->limit, &ps, &a, NULL, &err) : XE_ENOMEM;
         double tt = xe_now() - t0;
         double pc = 0;
         for (int e = 0; e < ps.len; e++)

@@ -47,7 +47,9 @@ typedef enum {
 typedef struct xe_pebble xe_pebble;
 
 /* New search over the finalized graph g, using at most max_bytes of memo (bytes, >= 1
- * MiB; 0: 256 MiB). Returns NULL when out of memory. Free with xe_pebble_free. */
+ * MiB; 0: 256 MiB; while the table doubles, 1.5 times that for a moment) plus one set of
+ * n bits per recursion depth reached (at most 4n + 64 depths). Returns NULL when out of
+ * memory. Free with xe_pebble_free. */
 xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes);
 
 /* Frees p (NULL: no-op). */
@@ -67,19 +69,24 @@ xe_pebble_answer xe_pebble_feasible(xe_pebble *p, int64_t budget, double deadlin
  * budget <= *upper on return, equal (and the return XE_OK with *exact = 1) when the
  * search finished by the deadline. lower0 is a known lower bound (e.g. the largest
  * footprint; 0 if none), upper0 a budget known to admit a schedule (e.g. the
- * no-recomputation peak). *blocker (may be NULL) = a node whose requirement is *lower
- * when exact (-1 when unknown). Errors: XE_EINVAL (lower0 > upper0). */
+ * no-recomputation peak). *blocker (may be NULL) = a node that cannot be computed one
+ * byte below *lower when exact and the search had to prove it; -1 when lower0 itself is
+ * the answer or the search did not finish. Errors: XE_EINVAL (lower0 > upper0). */
 int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double deadline, int64_t *lower,
                          int64_t *upper, int *exact, int *blocker, xe_err *err);
 
-/* The schedule described above for device d of in (one device's budget, in->dev[d]
- * .budget): every node v in index order computed from scratch by the recursion's choices,
- * then, as a clean-up that keeps the schedule valid, recomputations removed where keeping
- * the tensor from its previous use fits the budget. out (initialised by the caller,
- * cleared first) receives compute and free events on d only. Returns XE_OK with *answer
- * YES (out filled), NO (out empty: no schedule exists) or UNKNOWN (deadline). Errors:
- * XE_EINVAL (d out of range, or a node that d cannot run), XE_ENOMEM. */
+/* A schedule for device d of in (one device's budget, in->dev[d].budget), the cheapest
+ * of several candidates (docs/pebble.md, "The schedule"): every node v in index order
+ * computed from scratch by the recursion's choices, or by dynamic rematerialization (DTR)
+ * with those as fallback, then cleaned up (recomputations removed where keeping the
+ * tensor from its previous use fits the budget, computes nobody reads removed). out
+ * (initialised by the caller, cleared first) receives compute and free events on d only.
+ * Returns XE_OK with *answer YES (out filled), NO (out empty: no schedule of any form
+ * exists; *blocker, may be NULL, = a node that cannot be computed) or UNKNOWN (the
+ * deadline, xe_now() seconds, came first; also when building the schedule would exceed
+ * it or 2^25 events). Errors: XE_EINVAL (d out of range, or a node that d cannot run),
+ * XE_ENOMEM. */
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
-                       xe_pebble_answer *answer, xe_err *err);
+                       xe_pebble_answer *answer, int *blocker, xe_err *err);
 
 #endif

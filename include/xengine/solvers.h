@@ -14,6 +14,11 @@
  * XE_EINFEASIBLE when it finds no schedule (not a proof that none exists). */
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
 
+/* xe_heur_greedy with its pins (docs/heuristic.md, "Pins": up to 0.05 s improving the
+ * schedule found) on (pins = 1, what xe_heur_greedy does) or off (0: where only whether a
+ * schedule exists matters, e.g. the budget bisections). Same returns. */
+int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err);
+
 /* Randomised restarts of the greedy (docs/heuristic.md, "Randomised restarts"), for
  * budgets where xe_heur_greedy finds nothing: runs of its variants in turn (each with
  * its restart passes), each eviction score multiplied by a factor drawn uniformly from

@@ -87,9 +87,10 @@ static void help(FILE *f)
             "      --budget 80%% -o vgg16.json\n"
             "  xengine solve graph.json --devices devices.json --time-limit 30 -o plan.json\n"
             "\n"
-            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, proven (the message gives\n"
-            "the smallest budget known to work, exact on one device where the search ends in\n"
-            "time), 4 no schedule found and none proven impossible\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, proven for every\n"
+            "schedule (the message gives the smallest budget known to work, exact on one device\n"
+            "where the search ends in time), 4 no schedule found and none proven impossible (also\n"
+            "when only stage schedules are proven impossible)\n"
             "(time limit, or --heuristic-only), 5 internal error\n");
 }
 
@@ -511,9 +512,15 @@ int xe_cli_solve(int argc, char **argv)
         sched = pr.events; /* moved: written below, freed at the end */
         xe_schedule_init(&pr.events);
     } else {
-        if (pr.infeasible) {
-            report_infeasible(in, io.graph, "proven by the MILP over stage schedules", hint_s(&po, t_start));
-            code = XE_EXIT_INFEASIBLE;
+        if (pr.infeasible) { /* no stage schedule fits: not a proof for every schedule */
+            fflush(stdout);
+            char hint[640];
+            fprintf(stderr, "xengine: error: %s: no schedule found: no stage schedule fits the budget (proven by "
+                            "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
+                    io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
+                                            : "are not searched with several devices",
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+            code = XE_EXIT_TIMEOUT;
             goto done;
         }
         if (!pr.sol.R) {

@@ -10,7 +10,7 @@ static int greedy_fits(const xe_instance *in, int d, int64_t b, int *fatal, xe_e
     xe_instance tmp = *in; /* shallow: only the budgets differ */
     tmp.dev[d].budget = b;
     xe_stages st = {0};
-    int rc = xe_heur_greedy(&tmp, &st, err);
+    int rc = xe_heur_greedy_ex(&tmp, 0, &st, err); /* whether, not how cheaply */
     xe_stages_clear(&st);
     if (rc != XE_OK && rc != XE_EINFEASIBLE) *fatal = rc;
     return rc == XE_OK;

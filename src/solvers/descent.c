@@ -52,7 +52,7 @@ static int greedy_scaled(const xe_instance *in, double f, int64_t cap, uint64_t 
 {
     xe_instance tmp = scaled(in, f, cap);
     xe_stages st = {0};
-    int rc = seed ? xe_heur_greedy_random(&tmp, seed, seconds, &st, NULL, err) : xe_heur_greedy(&tmp, &st, err);
+    int rc = seed ? xe_heur_greedy_random(&tmp, seed, seconds, &st, NULL, err) : xe_heur_greedy_ex(&tmp, 0, &st, err);
     if (rc == XE_OK) {
         xe_stages_clear(out);
         *out = st;

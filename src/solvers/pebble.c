@@ -26,11 +26,21 @@ struct xe_pebble {
     int full;          /* the memo could not grow: new sets are not stored */
     /* search */
     int maxdepth;
-    uint64_t *stack;   /* [maxdepth * W]: the set at each recursion depth */
+    uint64_t **lv;     /* [maxdepth]: the set at each recursion depth, W words each,
+                          allocated when first reached */
+    int *ch;           /* [maxdepth]: emit_node's chain of choices */
     double deadline;
     long expansions;
     int timed_out;
 };
+
+/* The set buffer of recursion depth k (< maxdepth), allocated when first needed; NULL
+ * when out of memory. */
+static uint64_t *level(xe_pebble *p, int k)
+{
+    if (!p->lv[k]) p->lv[k] = malloc((size_t)p->W * sizeof *p->lv[k]);
+    return p->lv[k];
+}
 
 static uint64_t hash_set(const uint64_t *s, int W)
 {
@@ -136,10 +146,11 @@ xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes)
     p->max_bytes = max_bytes ? max_bytes : (size_t)256 << 20;
     if (p->max_bytes < ((size_t)1 << 20)) p->max_bytes = (size_t)1 << 20;
     p->maxdepth = 4 * g->n + 64;
-    p->stack = malloc((size_t)p->maxdepth * (size_t)p->W * sizeof *p->stack);
+    p->lv = calloc((size_t)p->maxdepth, sizeof *p->lv);
+    p->ch = malloc((size_t)p->maxdepth * sizeof *p->ch);
     size_t cap = 1024;
     while (cap * entry_bytes(p->W) > p->max_bytes) cap /= 2;
-    if (!p->stack || memo_alloc(p, cap)) {
+    if (!p->lv || !p->ch || !level(p, 0) || memo_alloc(p, cap)) {
         xe_pebble_free(p);
         return NULL;
     }
@@ -149,7 +160,9 @@ xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes)
 void xe_pebble_free(xe_pebble *p)
 {
     if (!p) return;
-    free(p->keys), free(p->yes_at), free(p->no_at), free(p->choice), free(p->stack);
+    if (p->lv)
+        for (int k = 0; k < p->maxdepth; k++) free(p->lv[k]);
+    free(p->keys), free(p->yes_at), free(p->no_at), free(p->choice), free(p->lv), free(p->ch);
     free(p);
 }
 
@@ -166,12 +179,12 @@ static int64_t extra_inputs(const xe_graph *g, const uint64_t *S, int s)
     return x;
 }
 
-/* reach(stack[depth], B) with its size msize (header comment of pebble.h). */
+/* reach(lv[depth], B) with its size msize (header comment of pebble.h). */
 static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
 {
     const xe_graph *g = p->g;
     const int W = p->W;
-    uint64_t *S = p->stack + (size_t)depth * (size_t)W;
+    uint64_t *S = p->lv[depth];
     if (msize > B) return XE_PEBBLE_NO;
     int empty = 1;
     for (int w = 0; w < W && empty; w++) empty = S[w] == 0;
@@ -182,7 +195,8 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
         if (B <= p->no_at[slot]) return XE_PEBBLE_NO;
     }
     if ((++p->expansions & 255) == 0 && xe_now() > p->deadline) p->timed_out = 1;
-    if (p->timed_out || depth + 1 >= p->maxdepth) return XE_PEBBLE_UNKNOWN;
+    uint64_t *N = depth + 1 < p->maxdepth ? level(p, depth + 1) : NULL;
+    if (p->timed_out || !N) return XE_PEBBLE_UNKNOWN;
     int unknown = 0;
     /* the latest-computed member, highest index first: measured on the benchmark graphs,
      * this finds schedules at tight budgets far sooner than trying the member that leaves
@@ -195,7 +209,6 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
             int s = w * 64 + b;
             int64_t extra = extra_inputs(g, S, s);
             if (msize + extra > B) continue; /* s's compute does not fit */
-            uint64_t *N = S + W;
             memcpy(N, S, (size_t)W * sizeof *N);
             del(N, s);
             for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++) add(N, g->pred[k]);
@@ -225,8 +238,8 @@ xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double dead
 {
     p->deadline = deadline;
     p->timed_out = 0;
-    memset(p->stack, 0, (size_t)p->W * sizeof *p->stack);
-    add(p->stack, v);
+    memset(p->lv[0], 0, (size_t)p->W * sizeof *p->lv[0]);
+    add(p->lv[0], v);
     return reach(p, 0, p->g->nodes[v].mem, budget);
 }
 
@@ -360,25 +373,22 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_sched
 {
     const xe_graph *g = p->g;
     const int W = p->W;
-    int k = 0;
-    uint64_t *S = p->stack;
+    int k = 0, *ch = p->ch;
+    uint64_t *S = p->lv[0];
     memset(S, 0, (size_t)W * sizeof *S);
     add(S, v);
-    int *ch = malloc((size_t)p->maxdepth * sizeof *ch);
-    if (!ch) return XE_ENOMEM;
     for (;;) {
-        uint64_t *cur = p->stack + (size_t)k * (size_t)W;
+        uint64_t *cur = p->lv[k];
         int empty = 1;
         for (int w = 0; w < W && empty; w++) empty = cur[w] == 0;
         if (empty) break;
         size_t i = find_slot(p, cur);
-        if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0) {
-            free(ch);
+        if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0)
             return XE_EINFEASIBLE;
-        }
+        uint64_t *nx = level(p, k + 1);
+        if (!nx) return XE_ENOMEM;
         int s = p->choice[i];
         ch[k] = s;
-        uint64_t *nx = cur + W;
         memcpy(nx, cur, (size_t)W * sizeof *nx);
         del(nx, s);
         for (int q = g->pred_off[s]; q < g->pred_off[s + 1]; q++) add(nx, g->pred[q]);
@@ -387,14 +397,32 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_sched
     int rc = XE_OK;
     for (int j = k - 1; j >= 0 && !rc; j--) {
         int s = ch[j];
-        const uint64_t *Sj = p->stack + (size_t)j * (size_t)W;
+        const uint64_t *Sj = p->lv[j];
         rc = xe_schedule_push(out, XE_EV_COMPUTE, s, d, -1);
         for (int q = g->pred_off[s]; q < g->pred_off[s + 1] && !rc; q++)
             if (!has(Sj, g->pred[q])) rc = xe_schedule_push(out, XE_EV_FREE, g->pred[q], d, -1);
     }
     if (!rc && !keep_v) rc = xe_schedule_push(out, XE_EV_FREE, v, d, -1);
-    free(ch);
     return rc;
+}
+
+/* Most events a built schedule may have (16 bytes each): beyond, the candidate is given
+ * up as if its time were out (n^2/2 events from scratch on a deep graph of thousands of
+ * nodes). */
+#define XE_PEBBLE_MAX_EVENTS (1 << 25)
+
+/* emit_node, checking the deadline and the size first (XE_ETIMEOUT); where the memo lacks
+ * a step of v's witness (it filled up), the memo is cleared and v searched again at wb. */
+static int witness(xe_pebble *p, int v, int64_t wb, int d, int keep_v, double deadline, xe_schedule *out)
+{
+    if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) return XE_ETIMEOUT;
+    int rc = emit_node(p, v, wb, d, keep_v, out);
+    if (rc != XE_EINFEASIBLE) return rc;
+    memo_reset(p);
+    xe_pebble_answer a = xe_pebble_node(p, v, wb, deadline);
+    if (a != XE_PEBBLE_YES) return XE_ETIMEOUT; /* it was yes: only the time can stop it */
+    rc = emit_node(p, v, wb, d, keep_v, out);
+    return rc == XE_EINFEASIBLE ? XE_ETIMEOUT : rc;
 }
 
 /* Removes computes whose output nobody reads before it is freed (keeping at least one
@@ -575,7 +603,8 @@ static int dtr_ensure(dtr *t, int u, int depth)
  * everything resident is freed and the node is computed by its witness at wb (kept
  * resident); after each node, tensors without later readers are freed. Returns XE_OK,
  * XE_EINFEASIBLE (memo full), XE_ENOMEM. */
-static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int mode, xe_schedule *out)
+static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int mode, double deadline,
+                    xe_schedule *out)
 {
     const xe_graph *g = p->g;
     int n = g->n, rc = XE_OK;
@@ -587,6 +616,10 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
     if (!t.res || !t.pin || !t.stamp || !res0 || !stamp0 || !last) rc = XE_ENOMEM;
     for (int v = 0; v < n && !rc; v++) last[v] = xe_graph_last_use(g, v) > v ? xe_graph_last_use(g, v) : v;
     for (int v = 0; v < n && !rc; v++) {
+        if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) {
+            rc = XE_ETIMEOUT;
+            break;
+        }
         int len0 = out->len;
         int64_t cur0 = t.cur;
         double clock0 = t.clock;
@@ -607,7 +640,7 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
                     rc = xe_schedule_push(out, XE_EV_FREE, x, d, -1);
                 }
             t.cur = 0;
-            if (!rc) rc = emit_node(p, v, wb, d, 1, out);
+            if (!rc) rc = witness(p, v, wb, d, 1, deadline, out);
             if (!rc) {
                 t.res[v] = 1;
                 t.cur = g->nodes[v].mem;
@@ -635,9 +668,9 @@ static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t
     const xe_graph *g = p->g;
     xe_schedule_clear(out);
     int rc = XE_OK;
-    if (dtr_mode >= 0) rc = dtr_pass(p, in, d, wb, B, dtr_mode, out);
+    if (dtr_mode >= 0) rc = dtr_pass(p, in, d, wb, B, dtr_mode, deadline, out);
     else
-        for (int v = 0; v < g->n && !rc; v++) rc = emit_node(p, v, wb, d, 0, out);
+        for (int v = 0; v < g->n && !rc; v++) rc = witness(p, v, wb, d, 0, deadline, out);
     if (rc) return rc;
     uint8_t *alive = malloc((size_t)(out->len ? out->len : 1));
     if (!alive) return XE_ENOMEM;
@@ -668,11 +701,12 @@ static double events_cost(const xe_instance *in, int d, const xe_schedule *s)
 }
 
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
-                       xe_pebble_answer *answer, xe_err *err)
+                       xe_pebble_answer *answer, int *blocker, xe_err *err)
 {
     const xe_graph *g = p->g;
     xe_schedule_clear(out);
     *answer = XE_PEBBLE_UNKNOWN;
+    if (blocker) *blocker = -1;
     if (d < 0 || d >= in->ndev)
         return xe_err_set(err, XE_EINVAL, "pebbling: device %d does not exist (instance has %d)", d, in->ndev);
     for (int v = 0; v < g->n; v++)
@@ -680,30 +714,30 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
             return xe_err_set(err, XE_EINVAL, "pebbling: %s cannot run node %d (%s)", in->dev[d].name, v,
                               g->nodes[v].name);
     int64_t B = in->dev[d].budget;
-    int blocker = -1;
     /* start afresh: a full memo may lack the witnesses' steps */
     memo_reset(p);
     double t0 = xe_now();
-    xe_pebble_answer a = xe_pebble_feasible(p, B, deadline, &blocker);
+    xe_pebble_answer a = xe_pebble_feasible(p, B, deadline, blocker);
     if (a != XE_PEBBLE_YES) {
         *answer = a;
         return XE_OK;
     }
     /* Candidates, the cheapest wins: the schedule from scratch by the witnesses found at
      * B, cleaned up at B in each keep order; DTR with those witnesses as its fallback
-     * (dtr_pass), in each eviction mode; the witnesses found at tighter
-     * budgets between the largest footprint and B (each from a fresh memo: another
-     * budget's search picks other last-computed members), in each keep order. Which
-     * wins varies by graph (docs/pebble.md). The first candidate is built whatever the
-     * deadline; the others only within five times the time to the first (at least
-     * 0.1 s), so that a schedule comes soon. */
+     * (dtr_pass), in each eviction mode; the witnesses found at tighter budgets between
+     * the largest footprint and B (each from a fresh memo: another budget's search picks
+     * other last-computed members), in each keep order. Which wins varies by graph
+     * (docs/pebble.md). The first candidate gets what is left until the deadline (a
+     * schedule from scratch has up to n^2/2 events, XE_PEBBLE_MAX_EVENTS at most); the
+     * others only five times the time to the first (at least 0.1 s), so that a schedule
+     * comes soon. A candidate that runs out of time is dropped, and so are the rest. */
     int64_t fp = xe_instance_min_footprint(g);
     static const double tighter[] = {1.0, 0.85, 0.7, 0.5, 0.0};
     xe_schedule cand;
     xe_schedule_init(&cand);
-    double best = INFINITY, t_more = INFINITY;
-    int rc = XE_OK;
-    for (size_t k = 0; k < sizeof tighter / sizeof *tighter && !rc; k++) {
+    double best = INFINITY, t_more = deadline;
+    int rc = XE_OK, have = 0, stop = 0;
+    for (size_t k = 0; k < sizeof tighter / sizeof *tighter && !rc && !stop; k++) {
         int64_t wb = fp + (int64_t)(tighter[k] * (double)(B - fp));
         if (k > 0) {
             double now = xe_now();
@@ -713,18 +747,20 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         }
         /* DTR at B only, and with one keep order: its schedules barely depend on it */
         int ncand = KEEP_ORDERS + (k == 0 ? DTR_MODES : 0);
-        for (int cnum = 0; cnum < ncand && !rc; cnum++) {
+        for (int cnum = 0; cnum < ncand && !rc && !stop; cnum++) {
             int dtr_mode = cnum < KEEP_ORDERS ? -1 : cnum - KEEP_ORDERS;
             int order = cnum < KEEP_ORDERS ? cnum : KEEP_SPAN;
-            if (k + (size_t)cnum > 0 && xe_now() > t_more) break;
-            rc = build(p, in, d, wb, B, dtr_mode, order, fmin(deadline, t_more), &cand);
-            if (rc == XE_EINFEASIBLE) { /* memo full: this witness cannot be read back */
+            rc = build(p, in, d, wb, B, dtr_mode, order, t_more, &cand);
+            if (rc == XE_ETIMEOUT) { /* out of time (or too large): no more candidates */
                 rc = XE_OK;
+                stop = 1;
                 break;
             }
-            double c = rc ? INFINITY : events_cost(in, d, &cand);
-            if (c < best) {
+            if (rc) break;
+            double c = events_cost(in, d, &cand);
+            if (!have || c < best) {
                 best = c;
+                have = 1;
                 xe_schedule t = *out;
                 *out = cand;
                 cand = t;
@@ -737,6 +773,6 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         xe_schedule_clear(out);
         return xe_err_set(err, XE_ENOMEM, "pebbling: out of memory building the schedule");
     }
-    *answer = out->len ? XE_PEBBLE_YES : XE_PEBBLE_UNKNOWN;
+    *answer = have ? XE_PEBBLE_YES : XE_PEBBLE_UNKNOWN;
     return XE_OK;
 }

@@ -205,8 +205,8 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
-    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, err);
-    if (rc == XE_OK && a == XE_PEBBLE_NO) xe_pebble_feasible(pb, in->dev[0].budget, INFINITY, &res->blocker);
+    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, err);
+    if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
     if (rc) return rc;
     xe_plan_row r = {.method = "pebbling", .objective = INFINITY, .bound = *trivial, .gap = NAN,

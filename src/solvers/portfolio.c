@@ -105,7 +105,7 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     double best_cost = INFINITY;
     xe_stages cand;
     xe_err first = {{0}}, e2;
-    int rc = xe_heur_greedy(in, &cand, &first);
+    int rc = xe_heur_greedy_ex(in, improve, &cand, &first);
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy");
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);

@@ -154,7 +154,9 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
             if (xe_stages_copy(o->keep, &pr.sol)) rc = xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
         }
     } else {
-        cell_none(c, pr.infeasible ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
+        /* proven only for every schedule: the exact one-device search's proof, not the
+         * MILP's over stage schedules */
+        cell_none(c, pr.infeasible_any ? XE_SWEEP_PROVEN : XE_SWEEP_NONE);
         if (!pr.infeasible && isfinite(pr.bound)) c->bound = pr.bound;
     }
     c->time = xe_now() - t0;

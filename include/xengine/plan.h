@@ -27,7 +27,8 @@ typedef enum {
                          and no MILP runs; the MILP is also skipped when LNS proved its
                          schedule within rel_gap. Without any start schedule: on one device
                          the exact search over all schedules (pebbling, docs/pebble.md) for
-                         a tenth of the time, at least 1 s (done when it proves that nothing
+                         a tenth of the time, at least min(1 s, a quarter of the limit)
+                         (done when it proves that nothing
                          fits; its schedule stays unless a stage schedule is as cheap), then
                          budget descent
                          (xe_descent_solve) for up to 60% of the time, then the phases
@@ -110,9 +111,10 @@ typedef struct xe_plan_opts {
                             knapsack rows (xe_milp_opts.knapsack) (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
-                            portfolio and the extra starts give no schedule: for the rest of
-                            the time in heuristic mode, a tenth of it (at least 1 s)
-                            before budget descent otherwise (0) */
+                            portfolio and the extra starts give no schedule: half the time
+                            left in heuristic mode, a tenth of it before budget descent
+                            otherwise; at least min(1 s, a quarter of the limit), at most
+                            what is left of it (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used

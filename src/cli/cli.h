@@ -133,6 +133,12 @@ typedef struct xe_cli_json {
     int events;
     int nrows;            /* solve: rows of methods[], one per method run (0: omitted) */
     xe_cli_json_row rows[8];
+    /* solve without a schedule (exit 3, 4): the first device's budgets the tool can
+     * vouch for, bytes: every schedule needs at least budget_lower; a schedule is known
+     * at budget_found (0: none); budget_exact: lower = found is the smallest budget that
+     * admits any schedule. Written when budget_lower > 0. */
+    long long budget_lower, budget_found;
+    int budget_exact;
 } xe_cli_json;
 
 /* Prints j as one JSON object on one line of f; returns an exit code (5 when out of

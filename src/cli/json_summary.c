@@ -84,6 +84,10 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
                       put(r, "gap", num(j->rows[k].gap)) || put(r, "time_s", num(j->rows[k].time));
         }
     }
+    if (!bad && j->budget_lower > 0)
+        bad = put(o, "budget_lower_bytes", json_integer(j->budget_lower)) ||
+              put(o, "budget_found_bytes", j->budget_found > 0 ? json_integer(j->budget_found) : json_null()) ||
+              put(o, "budget_exact", json_boolean(j->budget_exact));
     if (!bad && j->in && j->sim)
         bad = put(o, "total_time_s", json_real(j->sim->total_time)) ||
               put(o, "makespan_s", json_real(j->sim->makespan)) || put(o, "events", json_integer(j->events)) ||

@@ -76,7 +76,9 @@ static void help(FILE *f)
             "                   exit_code, method, objective_s, bound_s, gap, solve_time_s,\n"
             "                   total_time_s, makespan_s, counts, devices[] with name,\n"
             "                   budget_bytes, peak_bytes, use, compute_time_s, methods[] (each\n"
-            "                   method's own row); status: optimal (proven within --gap),\n"
+            "                   method's own row); without a schedule also budget_lower_bytes,\n"
+            "                   budget_found_bytes, budget_exact (the first device's\n"
+            "                   budgets the message names); status: optimal (proven within --gap),\n"
             "                   feasible (a schedule, not proven: see gap), heuristic only,\n"
             "                   baseline, or on failure usage, bad input, infeasible,\n"
             "                   no schedule, internal error; solve_time_s: wall time of the\n"
@@ -133,7 +135,7 @@ static double hint_s(const xe_plan_opts *po, double t_start)
  * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
  * the portfolio. "" when unknown. */
 static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where, char *buf,
-                                     size_t cap)
+                                     size_t cap, xe_cli_json *js)
 {
     char b2[64], b3[64];
     int64_t lo = 0, hi = 0, plo = 0, phi = 0;
@@ -150,6 +152,8 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
         double dl = fmax(t0 + max_seconds, xe_now() + 0.25);
         if (pb && xe_pebble_min_budget(pb, lo, up, dl, &plo, &phi, &pexact, NULL, &err) == XE_OK) {
             if (pexact) {
+                js->budget_lower = js->budget_found = plo;
+                js->budget_exact = 1;
                 int len = snprintf(buf, cap, "; the smallest budget that admits any schedule is %s (%.1f%% of "
                                    "the no-recomputation peak; exact, docs/pebble.md)", exact(plo, b2, sizeof b2),
                                    peak > 0 ? 100.0 * (double)plo / (double)peak : 0.0);
@@ -163,6 +167,9 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
         }
         xe_pebble_free(pb);
     }
+    js->budget_lower = lo;
+    js->budget_found = phi > 0 && (hi <= 0 || phi < hi) ? phi : hi;
+    js->budget_exact = 0;
     int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
     if (hi > 0 && len > 0 && (size_t)len < cap)
         len += snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of "
@@ -176,22 +183,23 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
 }
 
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
-static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds)
+static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds,
+                              xe_cli_json *js)
 {
     fflush(stdout); /* the table above comes before the error line, also in one pipe */
     char b1[64], range[640];
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s)%s\n", graph,
             exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
-            budget_range_text(in, max_seconds, "there", range, sizeof range));
+            budget_range_text(in, max_seconds, "there", range, sizeof range, js));
 }
 
 /* The budget range the tool can vouch for when nothing was found (not a proof of
  * infeasibility): budget_range_text "on DEV". */
-static const char *budget_hint(const xe_instance *in, double max_seconds, char *buf, size_t cap)
+static const char *budget_hint(const xe_instance *in, double max_seconds, char *buf, size_t cap, xe_cli_json *js)
 {
     char where[96];
     snprintf(where, sizeof where, "on %s", in->dev[0].name);
-    return budget_range_text(in, max_seconds, where, buf, cap);
+    return budget_range_text(in, max_seconds, where, buf, cap, js);
 }
 
 /* A usage error: with --json anywhere on the command line the JSON object still comes,
@@ -456,7 +464,7 @@ int xe_cli_solve(int argc, char **argv)
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
     if (rc == XE_OK && in->dev[0].budget < lo) {
-        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start));
+        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start), &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -488,7 +496,7 @@ int xe_cli_solve(int argc, char **argv)
         char why[256];
         snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven by "
                  "exhaustive search", pr.blocker >= 0 ? in->g->nodes[pr.blocker].name : "a node");
-        report_infeasible(in, io.graph, why, hint_s(&po, t_start));
+        report_infeasible(in, io.graph, why, hint_s(&po, t_start), &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -521,7 +529,7 @@ int xe_cli_solve(int argc, char **argv)
                             "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
                     io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
                                             : "are not searched with several devices",
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
             code = XE_EXIT_TIMEOUT;
             goto done;
         }
@@ -535,13 +543,13 @@ int xe_cli_solve(int argc, char **argv)
                 fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
                                 "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
                         io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
-                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
                 code = XE_EXIT_TIMEOUT;
             } else {
                 fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
                                 "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
                                 "budget)%s\n", io.graph,
-                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint));
+                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
                 code = XE_EXIT_TIMEOUT;
             }
             goto done;

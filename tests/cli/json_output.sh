@@ -47,6 +47,9 @@ rc=$?
 [ $rc -eq 3 ] && ok "infeasible --json: exit 3" || bad "infeasible --json: exit $rc"
 one_line "infeasible --json: one line" "$tmp/out"
 has "infeasible --json: status" '"status":"infeasible","exit_code":3' "$tmp/out"
+# one device: conv1_grad with its inputs needs 3000 B, and 3000 B admits a schedule
+# (tests/cli/sweep.sh works the tiny graph out by hand): the smallest budget, exact
+has "infeasible --json: smallest budget" '"budget_lower_bytes":3000,"budget_found_bytes":3000,"budget_exact":true' "$tmp/out"
 [ "$(grep -c . "$tmp/err")" -eq 1 ] && ok "infeasible --json: one error line" || bad "infeasible: stderr $(cat "$tmp/err")"
 "$xe" simulate "$g" "$tmp/s.json" --devices gpu+cpu --budget 2000 --json >"$tmp/out" 2>"$tmp/err"
 rc=$?

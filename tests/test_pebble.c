@@ -90,13 +90,13 @@ static void test_hand_example(void **state)
     xe_schedule s;
     xe_schedule_init(&s);
     xe_pebble_answer a = XE_PEBBLE_NO;
-    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, &err), XE_OK);
+    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, NULL, &err), XE_OK);
     assert_int_equal(a, XE_PEBBLE_YES);
     /* from scratch per node, 0 is recomputed three times; 0 can stay resident beside 1
      * and 2 (4 + 1 + 1 = 6 B), so the clean-up keeps it: every node once, 4 s */
     assert_true(fabs(replay(in, &s) - 4.0) < 1e-12);
     in->dev[0].budget = 5;
-    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, &err), XE_OK);
+    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, NULL, &err), XE_OK);
     assert_int_equal(a, XE_PEBBLE_NO);
     assert_int_equal(s.len, 0);
     xe_schedule_clear(&s);
@@ -136,7 +136,7 @@ static void test_against_brute_force(void **state)
             below_stage += src == XE_EINFEASIBLE;
             xe_schedule s;
             xe_schedule_init(&s);
-            assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, &err), XE_OK);
+            assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, NULL, &err), XE_OK);
             assert_int_equal(a, XE_PEBBLE_YES);
             double t = replay(in, &s);
             assert_true(t >= bf - 1e-9);
@@ -186,7 +186,7 @@ static void test_shared_n100(void **state)
     xe_schedule s;
     xe_schedule_init(&s);
     xe_pebble_answer a = XE_PEBBLE_NO;
-    assert_int_equal(xe_pebble_schedule(p, in, 0, xe_now() + 30, &s, &a, NULL, &err), XE_OK);
+    assert_int_equal(xe_pebble_schedule(p, in, 0, xe_now() + 30, &s, &a, NULL, NULL, &err), XE_OK);
     assert_int_equal(a, XE_PEBBLE_YES);
     double t = replay(in, &s);
     assert_true(t >= g->n); /* every node at least once, at cost 1 */

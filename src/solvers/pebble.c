@@ -701,12 +701,13 @@ static double events_cost(const xe_instance *in, int d, const xe_schedule *s)
 }
 
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
-                       xe_pebble_answer *answer, int *blocker, xe_err *err)
+                       xe_pebble_answer *answer, int *blocker, double *first, xe_err *err)
 {
     const xe_graph *g = p->g;
     xe_schedule_clear(out);
     *answer = XE_PEBBLE_UNKNOWN;
     if (blocker) *blocker = -1;
+    if (first) first[0] = first[1] = INFINITY;
     if (d < 0 || d >= in->ndev)
         return xe_err_set(err, XE_EINVAL, "pebbling: device %d does not exist (instance has %d)", d, in->ndev);
     for (int v = 0; v < g->n; v++)
@@ -729,7 +730,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
      * other last-computed members), in each keep order. Which wins varies by graph
      * (docs/pebble.md). The first candidate gets what is left until the deadline (a
      * schedule from scratch has up to n^2/2 events, XE_PEBBLE_MAX_EVENTS at most); the
-     * others only five times the time to the first (at least 0.1 s), so that a schedule
+     * others only ten times the time to the first (at least 0.1 s), so that a schedule
      * comes soon. A candidate that runs out of time is dropped, and so are the rest. */
     int64_t fp = xe_instance_min_footprint(g);
     static const double tighter[] = {1.0, 0.85, 0.7, 0.5, 0.0};
@@ -765,7 +766,10 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
                 *out = cand;
                 cand = t;
             }
-            if (k + (size_t)cnum == 0) t_more = fmin(deadline, xe_now() + fmax(0.1, 5 * (xe_now() - t0)));
+            if (k + (size_t)cnum == 0) {
+                t_more = fmin(deadline, xe_now() + fmax(0.1, 10 * (xe_now() - t0)));
+                if (first) first[0] = xe_now() - t0, first[1] = c;
+            }
         }
     }
     xe_schedule_clear(&cand);

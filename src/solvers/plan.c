@@ -194,9 +194,11 @@ static void take_milp(xe_plan_result *res, xe_milp_result *m, const char *name, 
  * its cost; NO: res->infeasible and res->infeasible_any set, res->blocker a node that
  * cannot be computed. Emits the "pebbling" row, whose bound is the cost of computing
  * every node once (*trivial): the stage bounds do not bound schedules outside the stage
- * structure. Returns the answer, or a negative XE_E* code (XE_ENOMEM) with err set. */
+ * structure; traces its first candidate and, if later, its best (*t_best: seconds from
+ * the call until the best was in hand). Returns the answer, or a negative XE_E* code
+ * (XE_ENOMEM) with err set. */
 static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
-                        double t_start, double *trivial, xe_err *err)
+                        double t_start, double *trivial, double *t_best, xe_err *err)
 {
     double t0 = xe_now();
     *trivial = 0;
@@ -205,7 +207,8 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
-    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, err);
+    double first[2];
+    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, first, err);
     if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
     if (rc) return rc;
@@ -219,7 +222,14 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
         r.objective = c;
         r.gap = rel_gap(c, *trivial);
         r.status = "valid (outside the stage structure)";
-        trace(res, xe_now() - t_start, c);
+        /* its first candidate, then the best if that came later (docs/pebble.md) */
+        double t_first = t0 - t_start + first[0];
+        trace(res, t_first, first[1]);
+        *t_best = t_first;
+        if (c < first[1]) {
+            *t_best = xe_now() - t_start;
+            trace(res, *t_best, c);
+        }
     } else if (a == XE_PEBBLE_NO) {
         res->infeasible = res->infeasible_any = 1;
         r.status = "no schedule of any form fits (proven)";
@@ -319,13 +329,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         /* at least min(1 s, a quarter of the limit), at most what is left of it */
         double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
         double lim = fmin(fmax(floor_s, share * left), fmax(0.01, left));
-        int a = pebble_phase(in, o, res, lim, t_start, &trivial, err);
+        int a = pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
         if (a < 0) {
             rc = a;
             goto out;
         }
         if (a == XE_PEBBLE_NO) goto out; /* nothing fits: no phase below can help */
-        if (a == XE_PEBBLE_YES) t_events = xe_now() - t_start;
     }
 
     /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no

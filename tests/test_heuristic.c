@@ -334,6 +334,47 @@ static void test_greedy_random_training(void **state)
         }
 }
 
+/* The greedy's pins (docs/heuristic.md, "Pins") on random training graphs (10-41 nodes,
+ * one and two devices, 90-40% of the peak): wherever the greedy without pins finds a
+ * schedule, the greedy with them finds one too, never dearer, that replays in the
+ * simulator at its cost; some are cheaper (the count is printed). */
+static void test_greedy_pins(void **state)
+{
+    (void)state;
+    int cases = 0, cheaper = 0;
+    double saved = 0;
+    for (int ndev = 1; ndev <= 2; ndev++)
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            xe_instance *in = random_training(seed * 7919, 5 + (int)(seed * 3), ndev);
+            int64_t peak = xe_instance_norecompute_peak(in->g);
+            if (ndev == 2) in->dev[1].budget = 4 * peak;
+            for (int pct = 90; pct >= 40; pct -= 10) {
+                in->dev[0].budget = peak * pct / 100;
+                xe_err err;
+                xe_stages a, b;
+                if (xe_heur_greedy_ex(in, 0, &a, &err) != XE_OK) continue;
+                assert_int_equal(xe_heur_greedy_ex(in, 1, &b, &err), XE_OK);
+                double ca = xe_stages_cost(in, &a), cb = xe_stages_cost(in, &b);
+                assert_true(cb <= ca * (1 + 1e-12));
+                xe_sim_result r;
+                assert_int_equal(xe_stages_replay(in, &b, &r, &err), XE_OK);
+                assert_true(fabs(r.total_time - cb) <= 1e-9 * fmax(1.0, cb));
+                cases++;
+                if (cb < ca * (1 - 1e-9)) {
+                    cheaper++;
+                    saved += 1 - cb / ca;
+                }
+                xe_stages_clear(&a);
+                xe_stages_clear(&b);
+            }
+            xe_instance_free(in);
+        }
+    printf("pins: %d schedules, %d cheaper than without pins (mean saving among them %.2f%%), none dearer\n", cases,
+           cheaper, cheaper ? 100 * saved / cheaper : 0.0);
+    assert_true(cases > 0);
+    assert_true(cheaper > 0);
+}
+
 /* DAGs with edges from anywhere before: near the smallest footprint the greedy may fail
  * on one device (such budgets are hard even for the MILP), so a schedule is required
  * only from the middle of the budget range up, and with the big second device always. */
@@ -635,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_greedy_small_training),
         cmocka_unit_test(test_greedy_training_chains),
         cmocka_unit_test(test_greedy_random_training),
+        cmocka_unit_test(test_greedy_pins),
         cmocka_unit_test(test_greedy_long_edge_dags),
         cmocka_unit_test(test_greedy_random_below_floor),
         cmocka_unit_test(test_greedy_tiny_instances),

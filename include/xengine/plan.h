@@ -111,10 +111,9 @@ typedef struct xe_plan_opts {
                             knapsack rows (xe_milp_opts.knapsack) (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
-                            portfolio and the extra starts give no schedule: half the time
-                            left in heuristic mode, a tenth of it before budget descent
-                            otherwise; at least min(1 s, a quarter of the limit), at most
-                            what is left of it (0) */
+                            portfolio and the extra starts give no schedule: a tenth of the
+                            time left (before budget descent), at least min(1 s, a quarter
+                            of the limit), at most what is left of it (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used

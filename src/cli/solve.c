@@ -62,9 +62,9 @@ static void help(FILE *f)
             "                   schedule: the exact search over all schedules (row\n"
             "                   pebbling: a schedule outside the stage structure, kept\n"
             "                   unless a stage schedule is as cheap, or a proof that none\n"
-            "                   fits), for half the time left with heuristic, else a\n"
-            "                   tenth of it before budget descent, at least min(1 s, a\n"
-            "                   quarter of the limit) (docs/pebble.md);\n"
+            "                   fits), for a tenth of the time left (before budget\n"
+            "                   descent), at least min(1 s, a quarter of the limit)\n"
+            "                   (docs/pebble.md);\n"
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
@@ -131,7 +131,7 @@ static double hint_s(const xe_plan_opts *po, double t_start)
  * no-recomputation peak)", or "at H (P% ...; smaller budgets not tried within the time
  * limit)" when max_seconds cut its bisection (xe_min_budget_within). On one device the
  * exact search over all schedules (xe_pebble_min_budget, docs/pebble.md) then gets what
- * is left of max_seconds, at least 0.25 s: "; the smallest budget that admits any schedule is X (P% ...;
+ * is left of max_seconds, at least 0.25 s and at most 2 s: "; the smallest budget that admits any schedule is X (P% ...;
  * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
  * the portfolio. "" when unknown. */
 static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where, char *buf,
@@ -148,8 +148,10 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     if (in->ndev == 1) {
         xe_pebble *pb = xe_pebble_new(in->g, 0);
         int64_t up = hi > 0 && hi < peak ? hi : peak; /* both admit a schedule */
-        /* what max_seconds leaves, and at least 0.25 s: its yes answers come fast */
-        double dl = fmax(t0 + max_seconds, xe_now() + 0.25);
+        /* what max_seconds leaves, at least 0.25 s (its yes answers come fast) and at most
+         * 2 s (its unknowns would take all the time a long limit leaves) */
+        double now = xe_now();
+        double dl = now + fmin(2.0, fmax(0.25, t0 + max_seconds - now));
         if (pb && xe_pebble_min_budget(pb, lo, up, dl, &plo, &phi, &pexact, NULL, &err) == XE_OK) {
             if (pexact) {
                 js->budget_lower = js->budget_found = plo;

@@ -320,12 +320,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     rc = XE_OK;
 
     /* 1a. one device and no start: the exact search over all schedules (docs/pebble.md),
-     * for half the time left in heuristic mode (or of its default without a limit), a
-     * tenth of it otherwise; at least min(1 s, a quarter of the limit), at most what is
+     * for a tenth of the time left (of its default without a limit in heuristic mode;
+     * where it finds a schedule it takes milliseconds, so a larger share would only
+     * lengthen the failures); at least min(1 s, a quarter of the limit), at most what is
      * left */
     if (!best && !o->no_pebbling && in->ndev == 1) {
         double left = o->time_limit > 0 ? time_left(o, t_start) : XE_PLAN_PEBBLE_DEFAULT_S;
-        double share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : XE_PLAN_PEBBLE_SHARE;
+        double share = XE_PLAN_PEBBLE_SHARE;
         /* at least min(1 s, a quarter of the limit), at most what is left of it */
         double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
         double lim = fmin(fmax(floor_s, share * left), fmax(0.01, left));

@@ -202,17 +202,15 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         xe_stages none;
         t0 = xe_now();
         if (xe_heur_best_ex(in, &none, NULL, 1, 0.0, &err) == XE_OK) xe_stages_clear(&none);
-        double first[2] = {INFINITY, INFINITY}, tp = xe_now();
-        int rc = pb ? xe_pebble_schedule(pb, in, 0, xe_now() + o->limit, &ps, &a, NULL, first, &err) : XE_ENOMEM;
-        double tt = xe_now() - t0, tf = tp - t0 + first[0]; /* to its first candidate */
-        double pc = 0;
-        for (int e = 0; e < ps.len; e++)
-            if (ps.ev[e].kind == XE_EV_COMPUTE) pc += xe_cost(in, ps.ev[e].node, 0);
+        xe_pebble_stats ps_st = {INFINITY, INFINITY, INFINITY};
+        double tp = xe_now();
+        int rc = pb ? xe_pebble_schedule(pb, in, 0, xe_now() + o->limit, &ps, &a, NULL, &ps_st, &err) : XE_ENOMEM;
+        double tt = xe_now() - t0, tf = tp - t0 + ps_st.first_time, pc = ps_st.cost; /* tf: to its first candidate */
         int ok = rc == XE_OK && a == XE_PEBBLE_YES && valid_events(in, &ps, pc);
         if (rc) fprintf(stderr, "xe_bench: pebbling: %s\n", rc == XE_ENOMEM ? "out of memory" : err.msg);
         const char *st = rc ? "error" : ok ? "valid (no stages)" : a == XE_PEBBLE_NO ? "infeasible (proven)" : "unknown";
         rows[nr++] = (row){"pebbling", st, ok ? pc : INFINITY, xe_bound_cheapest(in), ok ? tf : NAN,
-                           ok ? (pc < first[1] ? tt : tf) : NAN, tt, NAN};
+                           ok ? (pc < ps_st.first_cost ? tt : tf) : NAN, tt, NAN};
         xe_schedule_clear(&ps);
         xe_pebble_free(pb);
     }

@@ -22,6 +22,7 @@
 #include "support/valid.h"
 #include "xengine/milp.h"
 #include "xengine/plan.h"
+#include "xengine/sim.h"
 #include "xengine/solvers.h"
 
 static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
@@ -215,6 +216,13 @@ static void test_heuristic_mode_is_portfolio(void **state)
                 } else {
                     assert_int_equal(erc, XE_OK);
                     assert_true(r.events.len > 0 || r.sol.R); /* a stage schedule may win */
+                    if (r.events.len) { /* the pebbling schedule replays, at its cost, no cheaper than
+                                           the event-list optimum */
+                        xe_sim_result sr;
+                        assert_int_equal(xe_sim_run(in, &r.events, &sr, &err), XE_OK);
+                        assert_true(fabs(sr.total_time - r.objective) <= 1e-9 * fmax(1.0, r.objective));
+                        assert_true(r.objective >= ev - 1e-9);
+                    }
                     pebbled++;
                 }
                 k++;

@@ -84,10 +84,14 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
  * Returns XE_OK with *answer YES (out filled), NO (out empty: no schedule of any form
  * exists; *blocker, may be NULL, = a node that cannot be computed) or UNKNOWN (the
  * deadline, xe_now() seconds, came first; also when building the schedule would exceed
- * it or 2^25 events). first (may be NULL): first[0] = seconds from the call until the
- * first candidate was in hand, first[1] = its cost in seconds (INFINITY, INFINITY without
- * one). Errors: XE_EINVAL (d out of range, or a node that d cannot run), XE_ENOMEM. */
+ * it or 2^25 events). stats (may be NULL) as below. Errors: XE_EINVAL (d out of range,
+ * or a node that d cannot run), XE_ENOMEM. */
+typedef struct xe_pebble_stats {
+    double cost;       /* seconds: compute time of the schedule in out (INFINITY without) */
+    double first_time; /* seconds from the call until the first candidate was in hand */
+    double first_cost; /* seconds: that candidate's compute time (INFINITY without) */
+} xe_pebble_stats;
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
-                       xe_pebble_answer *answer, int *blocker, double *first, xe_err *err);
+                       xe_pebble_answer *answer, int *blocker, xe_pebble_stats *stats, xe_err *err);
 
 #endif

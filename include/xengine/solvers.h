@@ -75,6 +75,16 @@ int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_e
 int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
                     xe_err *err);
 
+/* The portfolio's randomised greedy restarts on their own (xe_heur_greedy_random, seed
+ * XE_PORTFOLIO_RANDOM_SEED, for max_seconds): their schedule, pruned, replaces *best
+ * (may be empty, *best_cost then INFINITY; cost in seconds) when cheaper, and *which
+ * (may be NULL) becomes "greedy-random". *found_cost = the restarts' schedule's cost
+ * (INFINITY without one), *replaced = 1 when it replaced *best. No local improvement:
+ * the caller decides. XE_OK when they found a schedule, XE_EINFEASIBLE when none (not a
+ * proof), XE_EINVAL (max_seconds not finite or < 0), XE_ENOMEM. */
+int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
+                     const char **which, double *found_cost, int *replaced, xe_err *err);
+
 /* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement"):
  * recomputations and incoming copies of i on d, most expensive first, are replaced by
  * keeping i on d as a checkpoint since the last stage where it was present, when every

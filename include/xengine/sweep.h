@@ -66,6 +66,8 @@ typedef struct xe_sweep_cell {
                             device, outside the stage structure: docs/pebble.md), a
                             baseline name, or "carried": opts.seed); static, "" without
                             schedule */
+    int outside_stages;  /* 1: the schedule is not a stage schedule (pebbling), so the
+                            stage bounds of other budgets do not bound it; bound is its own */
 } xe_sweep_cell;
 
 typedef struct xe_sweep_opts {

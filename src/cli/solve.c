@@ -125,6 +125,9 @@ static double hint_s(const xe_plan_opts *po, double t_start)
     return fmax(fmin(1.0, 0.02 * po->time_limit), po->time_limit - (xe_now() - t_start));
 }
 
+/* b as a percentage of the no-recomputation peak (0 when the peak is 0). */
+static double pct(int64_t b, int64_t peak) { return peak > 0 ? 100.0 * (double)b / (double)peak : 0.0; }
+
 /* The budgets the tool can vouch for, appended to buf: "; every schedule needs at least
  * L WHERE" (WHERE: "there" or "on DEV") and, when the portfolio finds a schedule at
  * some budget, "; the heuristic portfolio finds a schedule from H (P% of the
@@ -158,7 +161,7 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
                 js->budget_exact = 1;
                 int len = snprintf(buf, cap, "; the smallest budget that admits any schedule is %s (%.1f%% of "
                                    "the no-recomputation peak; exact, docs/pebble.md)", exact(plo, b2, sizeof b2),
-                                   peak > 0 ? 100.0 * (double)plo / (double)peak : 0.0);
+                                   pct(plo, peak));
                 if (hi > 0 && hi > plo && len > 0 && (size_t)len < cap)
                     snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds stage schedules %s %s",
                              complete ? "from" : "at", exact(hi, b3, sizeof b3));
@@ -169,18 +172,18 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
         }
         xe_pebble_free(pb);
     }
+    int pebble_lower = phi > 0 && (hi <= 0 || phi < hi); /* the exact search beat the portfolio */
     js->budget_lower = lo;
-    js->budget_found = phi > 0 && (hi <= 0 || phi < hi) ? phi : hi;
+    js->budget_found = pebble_lower ? phi : hi;
     js->budget_exact = 0;
     int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
     if (hi > 0 && len > 0 && (size_t)len < cap)
         len += snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of "
-                        "the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3),
-                        peak > 0 ? 100.0 * (double)hi / (double)peak : 0.0,
+                        "the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3), pct(hi, peak),
                         complete ? "" : "; smaller budgets not tried within the time limit");
-    if (phi > 0 && (hi <= 0 || phi < hi) && len > 0 && (size_t)len < cap)
+    if (pebble_lower && len > 0 && (size_t)len < cap)
         snprintf(buf + len, cap - (size_t)len, "; a schedule outside the stage structure exists at %s (%.1f%%; "
-                 "docs/pebble.md)", exact(phi, b3, sizeof b3), peak > 0 ? 100.0 * (double)phi / (double)peak : 0.0);
+                 "docs/pebble.md)", exact(phi, b3, sizeof b3), pct(phi, peak));
     return buf;
 }
 
@@ -493,7 +496,6 @@ int xe_cli_solve(int argc, char **argv)
         code = xe_cli_exit_code(rc);
         goto done;
     }
-    xe_sim_result sr;
     if (pr.infeasible_any) { /* the exact one-device search: nothing of any form fits */
         char why[256];
         snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven by "
@@ -502,82 +504,67 @@ int xe_cli_solve(int argc, char **argv)
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
-    double objective = INFINITY, bound = NAN;
-    if (pr.events.len) { /* the pebbling schedule (docs/pebble.md): its own bound */
-        best_name = pr.name;
-        rc = xe_sim_run(in, &pr.events, &sr, &err);
-        if (rc) {
-            fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
-                    best_name, err.msg);
-            code = XE_EXIT_INTERNAL;
-            goto done;
+    if (!pr.events.len && pr.infeasible) { /* no stage schedule fits: not a proof for every schedule */
+        fflush(stdout);
+        char hint[640];
+        fprintf(stderr, "xengine: error: %s: no schedule found: no stage schedule fits the budget (proven by "
+                        "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
+                io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
+                                        : "are not searched with several devices",
+                budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
+        code = XE_EXIT_TIMEOUT;
+        goto done;
+    }
+    if (!pr.events.len && !pr.sol.R) {
+        fflush(stdout); /* the table first, then the error line */
+        char hint[640];
+        if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
+            const char *desc = NULL; /* how close budget descent came, when it ran */
+            for (int k = 0; k < pr.nrows; k++)
+                if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
+            fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
+                            "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
+                    io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
+        } else {
+            fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
+                            "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
+                            "budget)%s\n", io.graph,
+                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
         }
-        objective = pr.objective;
-        if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
-            fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n",
-                    io.graph, sr.total_time, objective);
-            code = XE_EXIT_INTERNAL;
-            goto done;
-        }
-        bound = heur_only ? NAN : pr.bound;
+        code = XE_EXIT_TIMEOUT;
+        goto done;
+    }
+    best_name = pr.name;
+
+    /* 4. events (the pebbling schedule as it is, docs/pebble.md; a stage schedule
+     * converted), independent validation, atomic write */
+    if (pr.events.len) {
         xe_schedule_clear(&sched);
         sched = pr.events; /* moved: written below, freed at the end */
         xe_schedule_init(&pr.events);
     } else {
-        if (pr.infeasible) { /* no stage schedule fits: not a proof for every schedule */
-            fflush(stdout);
-            char hint[640];
-            fprintf(stderr, "xengine: error: %s: no schedule found: no stage schedule fits the budget (proven by "
-                            "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
-                    io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
-                                            : "are not searched with several devices",
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
-            code = XE_EXIT_TIMEOUT;
-            goto done;
-        }
-        if (!pr.sol.R) {
-            fflush(stdout); /* the table first, then the error line */
-            char hint[640];
-            if (!heur_only && pr.milp_status == XE_MILP_NO_SOLUTION) {
-                const char *desc = NULL; /* how close budget descent came, when it ran */
-                for (int k = 0; k < pr.nrows; k++)
-                    if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
-                fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
-                                "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
-                        io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
-                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
-                code = XE_EXIT_TIMEOUT;
-            } else {
-                fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
-                                "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
-                                "budget)%s\n", io.graph,
-                        budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
-                code = XE_EXIT_TIMEOUT;
-            }
-            goto done;
-        }
         best = &pr.sol;
-        best_name = pr.name;
-
-        /* 4. events, independent validation, atomic write */
         rc = xe_stages_to_schedule(in, best, &sched, &err);
-        if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
-        if (rc) {
-            fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
-                    best_name, err.msg);
-            code = XE_EXIT_INTERNAL;
-            goto done;
-        }
-        objective = xe_stages_cost(in, best);
-        if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
-            fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n", io.graph,
-                    sr.total_time, objective);
-            code = XE_EXIT_INTERNAL;
-            goto done;
-        }
-        /* the bound holds for every stage schedule, so it bounds the written one too */
-        bound = heur_only ? NAN : fmin(pr.bound, objective);
     }
+    xe_sim_result sr;
+    if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s: the %s schedule fails validation (a bug): %s\n", io.graph,
+                best_name, err.msg);
+        code = XE_EXIT_INTERNAL;
+        goto done;
+    }
+    double objective = best ? xe_stages_cost(in, best) : pr.objective;
+    if (fabs(sr.total_time - objective) > 1e-6 * fmax(1.0, objective)) {
+        fprintf(stderr, "xengine: error: %s: simulated time %.9g differs from the plan's %.9g (a bug)\n", io.graph,
+                sr.total_time, objective);
+        code = XE_EXIT_INTERNAL;
+        goto done;
+    }
+    /* the plan's bound: over stage schedules for a stage schedule, every node once for
+     * the pebbling one (capped at the objective) */
+    double bound = heur_only ? NAN : fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
     double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */

@@ -348,9 +348,8 @@ static int sweep_budgets(const opts *o)
     double rb = -INFINITY;
     for (int k = 0; k < np && !code; k++) {
         xe_sweep_cell *pl = &p[dir < 0 ? k : np - 1 - k].c[XE_SWEEP_PLANNER];
-        int pebbling = pl->which && !strcmp(pl->which, "pebbling");
-        if (isfinite(pl->bound) && !pebbling) rb = fmax(rb, pl->bound);
-        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN && !pebbling) pl->bound = fmin(rb, pl->cost);
+        if (isfinite(pl->bound) && !pl->outside_stages) rb = fmax(rb, pl->bound);
+        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN && !pl->outside_stages) pl->bound = fmin(rb, pl->cost);
     }
     for (int i = 0; i < np && !code && !o->json; i++) {
         const xe_sweep_cell *pl = &p[i].c[XE_SWEEP_PLANNER];

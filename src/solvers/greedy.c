@@ -745,10 +745,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     return rc;
 }
 
-int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err)
-{
-    return greedy_run(in, 0.0, 0, 0.0, 1, out, NULL, err);
-}
+int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return xe_heur_greedy_ex(in, 1, out, err); }
 
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err)
 {

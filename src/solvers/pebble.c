@@ -64,6 +64,14 @@ static size_t find_slot(const xe_pebble *p, const uint64_t *s)
 
 static size_t entry_bytes(int W) { return (size_t)W * sizeof(uint64_t) + 2 * sizeof(int64_t) + sizeof(int); }
 
+/* Forgets every answer (the table keeps its size). */
+static void memo_reset(xe_pebble *p)
+{
+    for (size_t i = 0; i < p->cap; i++) p->yes_at[i] = EMPTY_SLOT;
+    p->used = 0;
+    p->full = 0;
+}
+
 static int memo_alloc(xe_pebble *p, size_t cap)
 {
     p->keys = malloc(cap * (size_t)p->W * sizeof *p->keys);
@@ -75,9 +83,8 @@ static int memo_alloc(xe_pebble *p, size_t cap)
         p->keys = NULL, p->yes_at = p->no_at = NULL, p->choice = NULL;
         return -1;
     }
-    for (size_t i = 0; i < cap; i++) p->yes_at[i] = EMPTY_SLOT;
     p->cap = cap;
-    p->used = 0;
+    memo_reset(p);
     return 0;
 }
 
@@ -105,14 +112,6 @@ static int memo_grow(xe_pebble *p)
     }
     free(old.keys), free(old.yes_at), free(old.no_at), free(old.choice);
     return 0;
-}
-
-/* Forgets every answer (the table keeps its size). */
-static void memo_reset(xe_pebble *p)
-{
-    for (size_t i = 0; i < p->cap; i++) p->yes_at[i] = EMPTY_SLOT;
-    p->used = 0;
-    p->full = 0;
 }
 
 /* Slot of s, inserted (unknown both ways) if new; SIZE_MAX when the memo is full. */
@@ -170,6 +169,13 @@ static inline int has(const uint64_t *s, int v) { return (int)((s[v >> 6] >> (v 
 static inline void add(uint64_t *s, int v) { s[v >> 6] |= UINT64_C(1) << (v & 63); }
 static inline void del(uint64_t *s, int v) { s[v >> 6] &= ~(UINT64_C(1) << (v & 63)); }
 
+static int is_empty(const uint64_t *s, int W)
+{
+    for (int w = 0; w < W; w++)
+        if (s[w]) return 0;
+    return 1;
+}
+
 /* Bytes of inputs of s not in S. */
 static int64_t extra_inputs(const xe_graph *g, const uint64_t *S, int s)
 {
@@ -186,9 +192,7 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
     const int W = p->W;
     uint64_t *S = p->lv[depth];
     if (msize > B) return XE_PEBBLE_NO;
-    int empty = 1;
-    for (int w = 0; w < W && empty; w++) empty = S[w] == 0;
-    if (empty) return XE_PEBBLE_YES;
+    if (is_empty(S, W)) return XE_PEBBLE_YES;
     size_t slot = memo_slot(p, S);
     if (slot != SIZE_MAX) {
         if (B >= p->yes_at[slot]) return XE_PEBBLE_YES;
@@ -313,8 +317,20 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
 /* Range add, range max over [0, n): the resident bytes after each event. */
 typedef struct {
     int n;
-    int64_t *mx, *lz; /* [4n] */
+    int64_t *mx, *lz; /* [4n]: maximum of a node's range, pending add of the node */
 } segtree;
+
+static void seg_build(segtree *t, const int64_t *a, int node, int lo, int hi)
+{
+    if (lo == hi) {
+        t->mx[node] = a[lo];
+        return;
+    }
+    int mid = (lo + hi) / 2;
+    seg_build(t, a, 2 * node, lo, mid);
+    seg_build(t, a, 2 * node + 1, mid + 1, hi);
+    t->mx[node] = t->mx[2 * node] > t->mx[2 * node + 1] ? t->mx[2 * node] : t->mx[2 * node + 1];
+}
 
 static int seg_init(segtree *t, const int64_t *a, int n)
 {
@@ -322,27 +338,13 @@ static int seg_init(segtree *t, const int64_t *a, int n)
     t->mx = calloc((size_t)4 * (size_t)(n ? n : 1), sizeof *t->mx);
     t->lz = calloc((size_t)4 * (size_t)(n ? n : 1), sizeof *t->lz);
     if (!t->mx || !t->lz) return -1;
-    /* build bottom-up by recursion-free loop over a full binary layout is fiddly: use
-     * point adds instead (n log n) */
-    for (int i = 0; i < n; i++) {
-        int node = 1, lo = 0, hi = n - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (i <= mid) node = 2 * node, hi = mid;
-            else node = 2 * node + 1, lo = mid + 1;
-        }
-        t->mx[node] = a[i];
-        while (node > 1) {
-            node /= 2;
-            t->mx[node] = t->mx[2 * node] > t->mx[2 * node + 1] ? t->mx[2 * node] : t->mx[2 * node + 1];
-        }
-    }
+    if (n > 0) seg_build(t, a, 1, 0, n - 1);
     return 0;
 }
 
 static void seg_free(segtree *t) { free(t->mx), free(t->lz); }
 
-static void seg_add(segtree *t, int node, int lo, int hi, int l, int r, int64_t x)
+static void seg_add_at(segtree *t, int node, int lo, int hi, int l, int r, int64_t x)
 {
     if (r < lo || hi < l) return;
     if (l <= lo && hi <= r) {
@@ -351,20 +353,24 @@ static void seg_add(segtree *t, int node, int lo, int hi, int l, int r, int64_t 
         return;
     }
     int mid = (lo + hi) / 2;
-    seg_add(t, 2 * node, lo, mid, l, r, x);
-    seg_add(t, 2 * node + 1, mid + 1, hi, l, r, x);
+    seg_add_at(t, 2 * node, lo, mid, l, r, x);
+    seg_add_at(t, 2 * node + 1, mid + 1, hi, l, r, x);
     int64_t m = t->mx[2 * node] > t->mx[2 * node + 1] ? t->mx[2 * node] : t->mx[2 * node + 1];
     t->mx[node] = m + t->lz[node];
 }
 
-static int64_t seg_max(const segtree *t, int node, int lo, int hi, int l, int r)
+static int64_t seg_max_at(const segtree *t, int node, int lo, int hi, int l, int r)
 {
     if (r < lo || hi < l) return INT64_MIN;
     if (l <= lo && hi <= r) return t->mx[node];
     int mid = (lo + hi) / 2;
-    int64_t a = seg_max(t, 2 * node, lo, mid, l, r), b = seg_max(t, 2 * node + 1, mid + 1, hi, l, r);
+    int64_t a = seg_max_at(t, 2 * node, lo, mid, l, r), b = seg_max_at(t, 2 * node + 1, mid + 1, hi, l, r);
     return (a > b ? a : b) + t->lz[node];
 }
+
+/* Adds x to every entry of [l, r]; the largest entry of [l, r]. */
+static void seg_add(segtree *t, int l, int r, int64_t x) { seg_add_at(t, 1, 0, t->n - 1, l, r, x); }
+static int64_t seg_max(const segtree *t, int l, int r) { return seg_max_at(t, 1, 0, t->n - 1, l, r); }
 
 /* Appends the from-scratch computation of v (reach({v}) by the memo's choices, then free
  * v unless keep_v) to out. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a step (it
@@ -379,9 +385,7 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_sched
     add(S, v);
     for (;;) {
         uint64_t *cur = p->lv[k];
-        int empty = 1;
-        for (int w = 0; w < W && empty; w++) empty = cur[w] == 0;
-        if (empty) break;
+        if (is_empty(cur, W)) break;
         size_t i = find_slot(p, cur);
         if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0)
             return XE_EINFEASIBLE;
@@ -465,13 +469,10 @@ static int drop_dead(const xe_graph *g, xe_schedule *s, uint8_t *alive)
     return removed;
 }
 
-/* Keeps tensors instead of recomputing them where the budget allows: for a free of x
- * at i whose next event of x is a recompute at j, both go when the resident bytes over
- * events i .. j-1 plus mem(x) stay within B; in the given order (KEEP_*). Returns the
- * number removed or XE_ENOMEM. */
+/* A free of x at event i and its recompute at j, and the key of the keep order. */
 typedef struct {
     int i, j;
-    double cost;
+    double key;
 } keep_pair;
 
 /* Which recomputations the keep pass tries first (the largest key first): the dearest
@@ -483,10 +484,14 @@ enum { KEEP_COST, KEEP_DENSITY, KEEP_SPAN, KEEP_ORDERS };
 static int cmp_pair(const void *a, const void *b)
 {
     const keep_pair *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    if (x->key != y->key) return x->key > y->key ? -1 : 1;
     return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Keeps tensors instead of recomputing them where the budget allows: for a free of x
+ * at i whose next event of x is a recompute at j, both go when the resident bytes over
+ * events i .. j-1 plus mem(x) stay within B; in the given order (KEEP_*). Returns the
+ * number removed or XE_ENOMEM. */
 static int keep_instead(const xe_instance *in, int d, int64_t B, xe_schedule *s, uint8_t *alive, int order,
                         double deadline)
 {
@@ -503,11 +508,11 @@ static int keep_instead(const xe_instance *in, int d, int64_t B, xe_schedule *s,
         if (alive[e]) {
             int x = s->ev[e].node;
             cur += s->ev[e].kind == XE_EV_COMPUTE ? g->nodes[x].mem : -g->nodes[x].mem;
-            if (s->ev[e].kind == XE_EV_COMPUTE && last[x] >= 0 && s->ev[last[x]].kind == XE_EV_FREE)
-            {
+            if (s->ev[e].kind == XE_EV_COMPUTE && last[x] >= 0 && s->ev[last[x]].kind == XE_EV_FREE) {
                 double c = xe_cost(in, x, d), span = (double)(e - last[x]);
                 double m = (double)(g->nodes[x].mem > 0 ? g->nodes[x].mem : 1);
-                pr[np++] = (keep_pair){last[x], e, order == KEEP_COST ? c : order == KEEP_DENSITY ? c / (m * span) : c / span};
+                double key = order == KEEP_COST ? c : order == KEEP_DENSITY ? c / (m * span) : c / span;
+                pr[np++] = (keep_pair){last[x], e, key};
             }
             last[x] = e;
         }
@@ -519,8 +524,8 @@ static int keep_instead(const xe_instance *in, int d, int64_t B, xe_schedule *s,
         if ((k & 63) == 0 && xe_now() > deadline) break;
         int i = pr[k].i, j = pr[k].j, x = s->ev[i].node;
         if (!alive[i] || !alive[j]) continue;
-        if (seg_max(&t, 1, 0, len - 1, i, j - 1) + g->nodes[x].mem > B) continue;
-        seg_add(&t, 1, 0, len - 1, i, j - 1, g->nodes[x].mem);
+        if (seg_max(&t, i, j - 1) + g->nodes[x].mem > B) continue;
+        seg_add(&t, i, j - 1, g->nodes[x].mem);
         alive[i] = alive[j] = 0;
         removed++;
     }
@@ -602,7 +607,7 @@ static int dtr_ensure(dtr *t, int u, int depth)
 /* The first-compute order 0..n-1, each node made resident by DTR; where DTR gets stuck,
  * everything resident is freed and the node is computed by its witness at wb (kept
  * resident); after each node, tensors without later readers are freed. Returns XE_OK,
- * XE_EINFEASIBLE (memo full), XE_ENOMEM. */
+ * XE_ETIMEOUT (deadline or size cap, as witness), XE_ENOMEM. */
 static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int mode, double deadline,
                     xe_schedule *out)
 {
@@ -614,7 +619,10 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
     double *stamp0 = malloc((size_t)n * sizeof *stamp0);
     int *last = malloc((size_t)n * sizeof *last);
     if (!t.res || !t.pin || !t.stamp || !res0 || !stamp0 || !last) rc = XE_ENOMEM;
-    for (int v = 0; v < n && !rc; v++) last[v] = xe_graph_last_use(g, v) > v ? xe_graph_last_use(g, v) : v;
+    for (int v = 0; v < n && !rc; v++) {
+        int u = xe_graph_last_use(g, v);
+        last[v] = u > v ? u : v;
+    }
     for (int v = 0; v < n && !rc; v++) {
         if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) {
             rc = XE_ETIMEOUT;
@@ -661,7 +669,7 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
 /* Builds a schedule into out: from scratch per node by the memo's witnesses at budget wb
  * (dtr_mode < 0), or dtr_pass with that eviction mode; then cleans it up at budget B
  * (>= wb) with the keep pass in the given order and the dead-compute pass. Returns
- * XE_OK, XE_EINFEASIBLE when the memo lacks a step, XE_ENOMEM. */
+ * XE_OK, XE_ETIMEOUT (deadline or size cap), XE_ENOMEM. */
 static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t B, int dtr_mode, int order,
                  double deadline, xe_schedule *out)
 {
@@ -701,13 +709,13 @@ static double events_cost(const xe_instance *in, int d, const xe_schedule *s)
 }
 
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
-                       xe_pebble_answer *answer, int *blocker, double *first, xe_err *err)
+                       xe_pebble_answer *answer, int *blocker, xe_pebble_stats *stats, xe_err *err)
 {
     const xe_graph *g = p->g;
     xe_schedule_clear(out);
     *answer = XE_PEBBLE_UNKNOWN;
     if (blocker) *blocker = -1;
-    if (first) first[0] = first[1] = INFINITY;
+    if (stats) *stats = (xe_pebble_stats){INFINITY, INFINITY, INFINITY};
     if (d < 0 || d >= in->ndev)
         return xe_err_set(err, XE_EINVAL, "pebbling: device %d does not exist (instance has %d)", d, in->ndev);
     for (int v = 0; v < g->n; v++)
@@ -768,7 +776,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
             }
             if (k + (size_t)cnum == 0) {
                 t_more = fmin(deadline, xe_now() + fmax(0.1, 10 * (xe_now() - t0)));
-                if (first) first[0] = xe_now() - t0, first[1] = c;
+                if (stats) stats->first_time = xe_now() - t0, stats->first_cost = c;
             }
         }
     }
@@ -778,5 +786,6 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         return xe_err_set(err, XE_ENOMEM, "pebbling: out of memory building the schedule");
     }
     *answer = have ? XE_PEBBLE_YES : XE_PEBBLE_UNKNOWN;
+    if (stats && have) stats->cost = best;
     return XE_OK;
 }

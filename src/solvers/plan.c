@@ -201,32 +201,29 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
                         double t_start, double *trivial, double *t_best, xe_err *err)
 {
     double t0 = xe_now();
-    *trivial = 0;
-    for (int v = 0; v < in->g->n; v++) *trivial += xe_cost(in, v, 0);
+    *trivial = xe_bound_cheapest(in); /* one device: every node once */
     xe_pebble *pb = xe_pebble_new(in->g, 0);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
-    double first[2];
-    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, first, err);
+    xe_pebble_stats st;
+    int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, &st, err);
     if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
     if (rc) return rc;
     xe_plan_row r = {.method = "pebbling", .objective = INFINITY, .bound = *trivial, .gap = NAN,
                      .time = xe_now() - t0, .milp_status = -1};
     if (a == XE_PEBBLE_YES) {
-        double c = 0;
-        for (int e = 0; e < res->events.len; e++)
-            if (res->events.ev[e].kind == XE_EV_COMPUTE) c += xe_cost(in, res->events.ev[e].node, 0);
+        double c = st.cost;
         res->events_objective = c;
         r.objective = c;
         r.gap = rel_gap(c, *trivial);
         r.status = "valid (outside the stage structure)";
         /* its first candidate, then the best if that came later (docs/pebble.md) */
-        double t_first = t0 - t_start + first[0];
-        trace(res, t_first, first[1]);
+        double t_first = t0 - t_start + st.first_time;
+        trace(res, t_first, st.first_cost);
         *t_best = t_first;
-        if (c < first[1]) {
+        if (c < st.first_cost) {
             *t_best = xe_now() - t_start;
             trace(res, *t_best, c);
         }
@@ -345,31 +342,24 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
         double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit)
                                           : XE_PORTFOLIO_RANDOM_S;
-        double tr0 = xe_now();
-        xe_stages cand = {0};
-        int rrc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, rand_s, &cand, NULL, &e2);
+        double tr0 = xe_now(), cc = INFINITY;
+        int replaced = 0;
+        int rrc = xe_heur_restarts(in, rand_s, &heur, &best_cost, NULL, &cc, &replaced, &e2);
         if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
             rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
             goto out;
         }
-        double cc = rrc == XE_OK ? xe_stages_cost(in, &cand) : INFINITY;
-        if (rrc == XE_OK && cc < best_cost) { /* improved like the portfolio's own best */
-            rrc = xe_heur_improve(in, &cand, in->g->n > 300 ? 0.1 : 0.25, &e2);
+        if (replaced) { /* improved like the portfolio's own best */
+            rrc = xe_heur_improve(in, &heur, in->g->n > 300 ? 0.1 : 0.25, &e2);
             if (rrc) {
-                xe_stages_clear(&cand);
                 rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
                 goto out;
             }
-            cc = xe_stages_cost(in, &cand);
-            xe_stages_clear(&heur);
-            heur = cand;
+            cc = best_cost = xe_stages_cost(in, &heur);
             best = &heur;
-            best_cost = cc;
             res->name = "greedy-random";
             res->time_best = xe_now() - t_start;
             trace(res, res->time_best, best_cost);
-        } else {
-            xe_stages_clear(&cand);
         }
         xe_plan_row rr = {.method = "greedy-random",
                           .status = rrc == XE_OK ? "valid" : "no schedule found",
@@ -383,7 +373,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && (best || res->events.len))) goto out;
 
-    /* 1b. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
+    /* 1c. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
     if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         if (o->phase) o->phase(o->ctx, "descent");
@@ -431,7 +421,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
-    /* 1c. auto from the portfolio's start on a model CBC handles: the whole MILP first,
+    /* 1d. auto from the portfolio's start on a model CBC handles: the whole MILP first,
      * for 20% of the time (docs/lns.md): from a good start CBC often reaches the
      * optimum of such models within a second or two, far sooner than LNS's windows */
     int skip_milp = 0; /* proven, or LNS had all the time: no MILP after it */

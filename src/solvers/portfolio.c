@@ -74,13 +74,15 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
     return XE_OK;
 }
 
-/* Keeps cand in best when it is cheaper (or best is empty); cand is consumed. */
-static void keep_better(const xe_instance *in, xe_stages *best, double *best_cost, const char **which,
-                        xe_stages *cand, const char *name)
+/* Keeps cand in best when it is cheaper (or best is empty); cand is consumed. 1 when it
+ * was kept. */
+static int keep_better(const xe_instance *in, xe_stages *best, double *best_cost, const char **which,
+                       xe_stages *cand, const char *name)
 {
     xe_stages_prune(in, cand);
     double c = xe_stages_cost(in, cand);
-    if (!best->R || c < *best_cost - 1e-12 * fmax(1.0, fabs(c))) {
+    int kept = !best->R || c < *best_cost - 1e-12 * fmax(1.0, fabs(c));
+    if (kept) {
         xe_stages_clear(best);
         *best = *cand;
         *best_cost = c;
@@ -89,6 +91,21 @@ static void keep_better(const xe_instance *in, xe_stages *best, double *best_cos
         xe_stages_clear(cand);
     }
     memset(cand, 0, sizeof *cand);
+    return kept;
+}
+
+int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
+                     const char **which, double *found_cost, int *replaced, xe_err *err)
+{
+    xe_stages cand;
+    *found_cost = INFINITY;
+    *replaced = 0;
+    int rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, max_seconds, &cand, NULL, err);
+    if (rc) return rc;
+    xe_stages_prune(in, &cand);
+    *found_cost = xe_stages_cost(in, &cand);
+    *replaced = keep_better(in, best, best_cost, which, &cand, "greedy-random");
+    return XE_OK;
 }
 
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err)
@@ -132,9 +149,10 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     double left = random_seconds - (xe_now() - t0);
     int restarted = !greedy_found && left > 0;
     if (restarted) {
-        rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, left, &cand, NULL, &e2);
-        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy-random");
-        else if (rc != XE_EINFEASIBLE) {
+        double found;
+        int kept;
+        rc = xe_heur_restarts(in, left, out, &best_cost, which, &found, &kept, &e2);
+        if (rc != XE_OK && rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
             return xe_err_set(err, rc, "%s", e2.msg);
         }

@@ -52,6 +52,7 @@ static void fill(const xe_sweep_opts *o, const xe_sim_result *r, const char *wha
     c->recomputes = r->recomputes;
     c->copies = r->copies;
     c->which = what;
+    c->outside_stages = 0;
 }
 
 /* Replays st in the simulator and fills c from it (status FOUND). The cost is the
@@ -82,6 +83,7 @@ static int judge_events(const xe_instance *in, const xe_sweep_opts *o, const xe_
         return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what,
                           rc ? e2.msg : "its time differs from the planner's");
     fill(o, &r, what, c);
+    c->outside_stages = 1;
     return XE_OK;
 }
 

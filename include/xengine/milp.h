@@ -62,11 +62,17 @@ typedef struct xe_milp_result {
     double bound;      /* seconds: proven lower bound on the stage-structured optimum */
     double gap;        /* (objective - bound) / objective, 0 when optimal */
     double solve_time; /* wall seconds spent in CBC */
-    double time_best;  /* wall seconds from the start of Cbc_solve until the returned
-                          schedule's objective was first reached (0 when it is the MIP
-                          start; solve_time when unknown) */
-    double time_first; /* wall seconds from the start of Cbc_solve to CBC's first
-                          schedule (0 with a MIP start; solve_time when unknown) */
+    double time_best;  /* seconds from the start of Cbc_solve until the returned
+                          schedule's objective was first reached, as CBC's own log
+                          times it (elapsed seconds; src/milp/cbc_log.h): 0 when it is
+                          the MIP start; solve_time when the log does not show it.
+                          Before 2026-11-30 the time came from CBC's message callback,
+                          which never sees the branch and bound: it was the time of
+                          the last improvement found before branching (too early) or
+                          solve_time (too late) */
+    double time_first; /* seconds from the start of Cbc_solve to CBC's first schedule,
+                          as its log times it (0 with a MIP start; solve_time when
+                          unknown) */
     int nvars, nrows, nints; /* model size */
     int killed;        /* 1 when the isolated solve was stopped at the hard limit */
     xe_stages sol;     /* owned: the schedule found (zeroed when none); xe_stages_clear */

@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <unistd.h>
 
+#include "cbc_log.h"
 #include "isolate.h"
 #include "model.h"
 #include "xengine/milp.h"
@@ -45,55 +44,6 @@ const char *xe_milp_status_str(xe_milp_status s)
 void xe_milp_result_clear(xe_milp_result *res)
 {
     xe_stages_clear(&res->sol);
-}
-
-/* Progress reporting. CBC's message callback carries no user pointer, so the one
- * solve running on this thread is found through a thread-local pointer; it is set
- * only for the duration of Cbc_solve and holds no state across solves. */
-typedef struct progress {
-    double t0, last;
-    double incumbent, bound;
-    double tbest; /* seconds from t0 to the last improvement of the incumbent */
-    double tfirst; /* seconds from t0 to the first incumbent, -1 before */
-    int print;    /* 1: progress lines on stderr */
-} progress;
-static _Thread_local progress *tls_progress;
-
-static void progress_line(progress *p)
-{
-    char inc[32] = "-", bnd[32] = "-", gap[32] = "-";
-    if (isfinite(p->incumbent)) snprintf(inc, sizeof inc, "%.6g", p->incumbent);
-    if (isfinite(p->bound)) snprintf(bnd, sizeof bnd, "%.6g", p->bound);
-    if (isfinite(p->incumbent) && isfinite(p->bound) && p->incumbent > 0)
-        snprintf(gap, sizeof gap, "%.2f%%", (p->incumbent - p->bound) / p->incumbent * 100.0);
-    fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", xe_now() - p->t0, inc, bnd, gap);
-}
-
-static void cbc_message(Cbc_Model *model, int msgno, int ndouble, const double *dvec, int nint,
-                        const int *ivec, int nchar, char **cvec)
-{
-    (void)model, (void)nint, (void)ivec, (void)nchar, (void)cvec;
-    progress *p = tls_progress;
-    if (!p) return;
-    /* CBC messages (CbcMessage.cpp): 10 = "After N nodes ... best solution, best
-     * possible", 4 = "Integer solution of X found", 12/16 = heuristic solutions */
-    if (msgno == 10 && ndouble >= 2) {
-        p->incumbent = dvec[0] < 1e49 ? dvec[0] : INFINITY;
-        p->bound = dvec[1];
-    } else if ((msgno == 4 || msgno == 12 || msgno == 16) && ndouble >= 1) {
-        if (dvec[0] < p->incumbent) {
-            p->incumbent = dvec[0];
-            p->tbest = xe_now() - p->t0;
-            if (p->tfirst < 0) p->tfirst = p->tbest;
-        }
-    } else {
-        return;
-    }
-    double t = xe_now();
-    if (p->print && t - p->last >= 1.0) {
-        p->last = t;
-        progress_line(p);
-    }
 }
 
 /* Compressed-column form of the triplets. */
@@ -274,30 +224,16 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         Cbc_setMIPStartI(cbc, m.ncols, idx, x0);
         free(idx);
     }
-    progress p = {xe_now(), xe_now(), INFINITY, -INFINITY, 0.0, -1.0, o->progress && !o->fix};
-    if (!o->relax) {
-        tls_progress = &p;
-        Cbc_registerCallBack(cbc, cbc_message);
-    }
-    /* With log level 1 CBC's driver also prints its banner and summary on stdout, where
-     * our own output goes: keep stdout quiet for the duration of the solve. */
-    int saved_stdout = -1;
-    if (!o->relax) {
-        fflush(stdout);
-        int devnull = open("/dev/null", O_WRONLY);
-        saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
-        if (saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
-        if (devnull >= 0) close(devnull);
-    }
+    /* CBC's log (stdout) goes to a parser for the times of its improvements and the
+     * progress lines (cbc_log.h: the message callback misses the branch and bound); our
+     * own output, also on stdout, stays clean */
+    xe_cbc_log lg;
+    int logging = !o->relax;
     double t0 = xe_now();
+    if (logging) xe_cbc_log_start(&lg, t0, objconst, o->progress && !o->fix);
     Cbc_solve(cbc);
     res->solve_time = xe_now() - t0;
-    tls_progress = NULL;
-    if (saved_stdout >= 0) {
-        fflush(stdout);
-        dup2(saved_stdout, STDOUT_FILENO);
-        close(saved_stdout);
-    }
+    if (logging) xe_cbc_log_stop(&lg);
 
     if (o->relax) {
         if (Cbc_isProvenInfeasible(cbc) && !Cbc_isSecondsLimitReached(cbc) &&
@@ -377,12 +313,17 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         res->bound = xe_milp_proven_bound(res->objective, res->bound, o->rel_gap);
     res->gap = res->objective > 0 ? (res->objective - res->bound) / res->objective : 0.0;
     if (res->gap < 0) res->gap = 0;
-    res->time_best = !isfinite(start_cost) || res->objective < start_cost - 1e-9 * fmax(1.0, start_cost) ? (p.tbest > 0 ? p.tbest : res->solve_time) : 0.0;
-    res->time_first = (o->start || o->fix) ? 0.0 : p.tfirst >= 0 ? p.tfirst : res->solve_time;
-    if (p.print) {
-        p.incumbent = res->objective;
-        p.bound = res->bound;
-        progress_line(&p);
+    /* the times of the log's last strict improvement and first solution, where the log
+     * saw the objective CBC returned (else unknown: the whole solve time) */
+    double cbc_obj = Cbc_getObjValue(cbc) + objconst;
+    int log_has_it = isfinite(lg.incumbent) && lg.incumbent <= cbc_obj + 1e-6 * fmax(1.0, fabs(cbc_obj));
+    double tb = log_has_it && lg.tbest >= 0 ? fmin(lg.tbest, res->solve_time) : res->solve_time;
+    res->time_best = !isfinite(start_cost) || res->objective < start_cost - 1e-9 * fmax(1.0, start_cost) ? tb : 0.0;
+    res->time_first = (o->start || o->fix) ? 0.0 : lg.tfirst >= 0 ? fmin(lg.tfirst, res->solve_time) : res->solve_time;
+    if (lg.print) {
+        lg.incumbent = res->objective;
+        lg.bound = res->bound;
+        xe_cbc_log_print(&lg);
     }
 done:
     if (cbc) Cbc_deleteModel(cbc);

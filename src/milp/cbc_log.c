@@ -1,0 +1,173 @@
+/* CBC's log led through a pipe into a parser thread (see cbc_log.h for why). */
+#include "cbc_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xengine/timer.h"
+
+/* CBC's elapsed seconds at the end of a line: the number in its last "(... seconds)";
+ * -1 when there is none. */
+static double line_seconds(const char *line)
+{
+    const char *open = strrchr(line, '(');
+    if (!open || !strstr(open, " seconds)")) return -1.0;
+    char *end;
+    double s = strtod(open + 1, &end);
+    return end != open + 1 && isfinite(s) && s >= 0 ? s : -1.0;
+}
+
+static void improved(xe_cbc_log *lg, double v, double secs)
+{
+    if (!(v < lg->incumbent - 1e-9 * fmax(1.0, fabs(v)))) return;
+    lg->incumbent = v;
+    if (secs >= 0) {
+        lg->tbest = secs;
+        if (lg->tfirst < 0) lg->tfirst = secs;
+    } else { /* no time on the line: unknown, the caller's fallback applies */
+        lg->tbest = -1;
+    }
+}
+
+void xe_cbc_log_print(const xe_cbc_log *lg)
+{
+    double t = xe_now();
+    char inc[32] = "-", bnd[32] = "-", gap[32] = "-";
+    if (isfinite(lg->incumbent)) snprintf(inc, sizeof inc, "%.6g", lg->incumbent);
+    if (isfinite(lg->bound)) snprintf(bnd, sizeof bnd, "%.6g", lg->bound);
+    if (isfinite(lg->incumbent) && isfinite(lg->bound) && lg->incumbent > 0)
+        snprintf(gap, sizeof gap, "%.2f%%", (lg->incumbent - lg->bound) / lg->incumbent * 100.0);
+    fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", t - lg->t0, inc, bnd, gap);
+}
+
+void xe_cbc_log_line(xe_cbc_log *lg, const char *line)
+{
+    const char *p;
+    char *end;
+    if ((p = strstr(line, "Integer solution of "))) {
+        /* Cbc0004I, 0012I, 0016I, 0024I, 0033I: "... of V found ... (T seconds)" */
+        double v = strtod(p + strlen("Integer solution of "), &end);
+        if (end == p + strlen("Integer solution of ") || !isfinite(v)) return;
+        improved(lg, v + lg->objconst, line_seconds(line));
+    } else if ((p = strstr(line, "After ")) && strstr(line, " best solution, best possible ")) {
+        /* Cbc0010I: "After N nodes, M on tree, V best solution, best possible B (T seconds)" */
+        const char *q = strstr(p, " on tree, ");
+        if (!q) return;
+        double v = strtod(q + strlen(" on tree, "), &end);
+        const char *b = strstr(q, "best possible ");
+        if (!b) return;
+        char *bend;
+        double bd = strtod(b + strlen("best possible "), &bend);
+        if (end != q + strlen(" on tree, ") && isfinite(v) && v < 1e49) improved(lg, v + lg->objconst, line_seconds(line));
+        if (bend != b + strlen("best possible ") && isfinite(bd) && fabs(bd) < 1e49) lg->bound = bd + lg->objconst;
+    } else {
+        return;
+    }
+    double t = xe_now();
+    if (lg->print && t - lg->last_print >= 1.0) {
+        lg->last_print = t;
+        xe_cbc_log_print(lg);
+    }
+}
+
+static void *reader(void *arg)
+{
+    xe_cbc_log *lg = arg;
+    char buf[4096];
+    for (;;) {
+        ssize_t k = read(lg->rfd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        for (ssize_t i = 0; i < k; i++) {
+            char c = buf[i];
+            if (c == '\n') {
+                lg->line[lg->len] = '\0';
+                xe_cbc_log_line(lg, lg->line);
+                lg->len = 0;
+            } else if (lg->len + 1 < sizeof lg->line) {
+                lg->line[lg->len++] = c; /* a longer line is cut: none we parse is */
+            }
+        }
+    }
+    if (lg->len) {
+        lg->line[lg->len] = '\0';
+        xe_cbc_log_line(lg, lg->line);
+        lg->len = 0;
+    }
+    return NULL;
+}
+
+static void to_devnull(xe_cbc_log *lg)
+{
+    int devnull = open("/dev/null", O_WRONLY);
+    lg->saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
+    if (lg->saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
+    if (devnull >= 0) close(devnull);
+}
+
+void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
+{
+    memset(lg, 0, sizeof *lg);
+    lg->t0 = t0;
+    lg->objconst = objconst;
+    lg->print = print;
+    lg->incumbent = INFINITY;
+    lg->bound = -INFINITY;
+    lg->tbest = lg->tfirst = -1;
+    lg->last_print = t0;
+    lg->rfd = lg->saved_stdout = -1;
+    fflush(stdout);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        to_devnull(lg);
+        return;
+    }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    lg->saved_stdout = dup(STDOUT_FILENO);
+    if (lg->saved_stdout < 0 || dup2(fds[1], STDOUT_FILENO) < 0) {
+        if (lg->saved_stdout >= 0) close(lg->saved_stdout);
+        lg->saved_stdout = -1;
+        close(fds[0]);
+        close(fds[1]);
+        to_devnull(lg);
+        return;
+    }
+    close(fds[1]); /* fd 1 is now the only write end: the reader sees EOF when it goes */
+    lg->rfd = fds[0];
+    /* progress asked for: CBC's lines reach the reader as printed, not per 4 KiB block
+     * (glibc allows the change after output; stdout stays line-buffered afterwards) */
+    if (print) setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    if (pthread_create(&lg->thread, NULL, reader, lg) != 0) {
+        close(lg->rfd);
+        lg->rfd = -1;
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDOUT_FILENO);
+            close(devnull);
+        }
+        return;
+    }
+    lg->running = 1;
+}
+
+void xe_cbc_log_stop(xe_cbc_log *lg)
+{
+    fflush(stdout);
+    if (lg->saved_stdout >= 0) {
+        dup2(lg->saved_stdout, STDOUT_FILENO); /* closes the pipe's write end */
+        close(lg->saved_stdout);
+        lg->saved_stdout = -1;
+    }
+    if (lg->running) {
+        pthread_join(lg->thread, NULL);
+        lg->running = 0;
+    }
+    if (lg->rfd >= 0) close(lg->rfd);
+    lg->rfd = -1;
+}

@@ -14,16 +14,14 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
-/* Most rows one call emits (portfolio, pebbling, greedy-random, descent, milp-probe, lns,
- * milp). */
+/* Most rows one call emits (portfolio, pebbling, greedy-random, descent, lns, milp; room
+ * for two more). */
 #define XE_PLAN_MAX_ROWS 8
 
 typedef enum {
-    XE_PLAN_AUTO = 0, /* portfolio; on models up to 8,000 binary columns
-                         (xe_milp_binary_estimate) the whole MILP from its schedule for 20%
-                         of the time limit ("milp-probe"), done when that proves it within
-                         rel_gap; LNS for 60% of the time left; the whole MILP from the
-                         incumbent for the rest. Above 40,000 LNS gets all the time
+    XE_PLAN_AUTO = 0, /* portfolio; LNS for 60% of the time left; the whole MILP from
+                         the incumbent for the rest. Above 40,000 binary columns
+                         (xe_milp_binary_estimate) LNS gets all the time
                          and no MILP runs; the MILP is also skipped when LNS proved its
                          schedule within rel_gap. Without any start schedule: on one device
                          the exact search over all schedules (pebbling, docs/pebble.md) for
@@ -64,8 +62,7 @@ typedef struct xe_plan_row {
                             restarts where its greedy found nothing: "valid" or "no
                             schedule found"); "pebbling" (status "valid (outside the stage
                             structure)", "no schedule of any form fits (proven)" or
-                            "unknown at its time limit"); "descent"; "milp-probe" (auto's
-                            first whole MILP); "lns"; "milp" */
+                            "unknown at its time limit"); "descent"; "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
                             the budgets", "still N B over at its worst stage" (the
@@ -85,7 +82,7 @@ typedef struct xe_plan_row {
     double gap;          /* (objective - min(bound, objective)) / objective, 0 for a zero
                             objective; NAN when unknown (no bound, no schedule, heuristic) */
     double time;         /* wall seconds of the phase (the MILP's also when CBC failed) */
-    int milp_status;     /* milp and milp-probe rows (so for the fields below): xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
+    int milp_status;     /* milp rows (so for the fields below): xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
                             failure or a refuted claim); -1 in the other rows */
     int killed;          /* milp row: CBC stopped by the isolation watchdog */
     int nvars, nints, nrows; /* milp row: model size (0 when unknown) */
@@ -107,7 +104,7 @@ typedef struct xe_plan_opts {
                             second on stderr, 2 also one per LNS neighbourhood (0) */
     double slice;        /* LNS seconds per neighbourhood, 0: its default (xe_lns_opts) */
     int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
-    int knapsack;        /* 1: the whole-model MILP phases (probe, final, milp mode) add the
+    int knapsack;        /* 1: the whole-model MILP phases (auto's final, milp mode) add the
                             knapsack rows (xe_milp_opts.knapsack) (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
@@ -143,7 +140,7 @@ typedef struct xe_plan_result {
                             the budget (infeasible is then 1 too) */
     int blocker;         /* with infeasible_any: a node that cannot be computed; else -1 */
     const char *name;    /* where sol came from: the portfolio's member name, "descent",
-                            "milp-probe", "lns", "milp", "pebbling" (events),
+                            "lns", "milp", "pebbling" (events),
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,

@@ -13,12 +13,6 @@
 /* Above this many binary MILP columns auto gives LNS all the time (docs/lns.md). */
 #define XE_PLAN_MILP_MAX_BINARIES 40000
 
-/* Up to this many (xe_milp_binary_estimate) auto starts with the milp-probe: on the
- * shared graphs CBC from the portfolio's schedule found the optimum within about a
- * second up to 6,210 (FCN-8, U-Net, VGG16 one device; VGG16 two devices) and made no
- * progress at 10,100 (random_layered_n100, one device) or 34,410 (MobileNet) */
-#define XE_PLAN_PROBE_MAX_BINARIES 8000
-
 static const char *const mode_names[] = {"auto", "lns", "milp", "heuristic"};
 
 const char *xe_plan_mode_name(int mode)
@@ -257,9 +251,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     xe_stages heur = {0};
     xe_lns_result lns;
     memset(&lns, 0, sizeof lns);
-    xe_milp_result mr, mp; /* the whole MILP; auto's first whole MILP (the probe) */
+    xe_milp_result mr; /* the whole MILP */
     memset(&mr, 0, sizeof mr);
-    memset(&mp, 0, sizeof mp);
     xe_descent_result dres;
     memset(&dres, 0, sizeof dres);
     xe_err e2 = {{0}};
@@ -421,32 +414,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
-    /* 1d. auto from the portfolio's start on a model CBC handles: the whole MILP first,
-     * for 20% of the time (docs/lns.md): from a good start CBC often reaches the
-     * optimum of such models within a second or two, far sooner than LNS's windows */
-    int skip_milp = 0; /* proven, or LNS had all the time: no MILP after it */
-    int proven = 0;    /* the probe proved its schedule within rel_gap */
-    double g0 = rel_gap(best_cost, lb); /* the portfolio may already meet the bound */
+    int skip_milp = 0; /* LNS proved its schedule, or had all the time: no MILP after it */
     int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(in) : 0; /* the model's size */
-    if (o->mode == XE_PLAN_AUTO && best && !o->no_start && !o->feasibility && !dres.sol.R && !dres.proven &&
-        !(isfinite(g0) && g0 <= o->rel_gap) && nbin <= XE_PLAN_PROBE_MAX_BINARIES) {
-        double lim = xe_milp_limit_within(0.2 * time_left(o, t_start));
-        if (lim >= XE_PLAN_MIN_PHASE) {
-            double t_p0;
-            rc = milp_phase(in, o, res, "milp-probe", best, lim, t_start, &mp, &t_p0, err);
-            if (rc) goto out;
-            take_milp(res, &mp, "milp-probe", t_p0, &best, &best_cost);
-            lb = fmax(lb, mp.bound);
-            double g = rel_gap(best_cost, lb);
-            if (isfinite(g) && g <= o->rel_gap) {
-                proven = skip_milp = 1;
-                res->milp_status = XE_MILP_OPTIMAL;
-            }
-        }
-    }
 
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md) */
-    if (best && !proven && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
@@ -486,7 +458,6 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (all) {
             skip_milp = 1;
             res->milp_status = lns.optimal || lgap <= o->rel_gap ? XE_MILP_OPTIMAL : XE_MILP_FEASIBLE;
-            res->milp_killed = 0; /* a killed probe no longer describes the outcome */
         }
     }
 
@@ -512,7 +483,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
 out:
     if (rc == XE_OK && best) {
-        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &mp.sol || best == &dres.sol) { /* move */
+        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol) { /* move */
             res->sol = *best;
             memset((xe_stages *)best, 0, sizeof *best);
         } else if (xe_stages_copy(&res->sol, best)) {
@@ -544,7 +515,6 @@ out:
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
-    xe_milp_result_clear(&mp);
     xe_stages_clear(&dres.sol);
     return rc;
 }

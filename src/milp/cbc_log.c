@@ -122,6 +122,14 @@ void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
     lg->last_print = t0;
     lg->rfd = lg->saved_stdout = -1;
     fflush(stdout);
+    if (fcntl(STDOUT_FILENO, F_GETFD) == -1) { /* stdout closed: occupy fd 1 first, so the
+                                                 pipe below cannot land on it */
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0 && devnull != STDOUT_FILENO) {
+            dup2(devnull, STDOUT_FILENO);
+            close(devnull);
+        }
+    }
     int fds[2];
     if (pipe(fds) != 0) {
         to_devnull(lg);

@@ -4,8 +4,10 @@
  * 2.10.8 log (U-Net at 60% of the peak, one GPU, from the greedy's start): each line's
  * effect on the incumbent, bound and times is asserted, then the same lines go through
  * the pipe and reader thread as CBC's printf would send them, and stdout must come back
- * to where it was. A whole solve's times are checked for order (first <= best <= total). */
+ * to where it was. A whole solve's times are checked for order (first <= best <= total);
+ * two threads solving in one process take turns (they hung before the lock). */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -86,6 +88,11 @@ static void test_other_forms(void **state)
     /* an improvement in a node-log line that no solution line announced */
     xe_cbc_log_line(&lg, "Cbc0010I After 100 nodes, 7 on tree, 1.25 best solution, best possible 1.25 (4.00 seconds)");
     assert_true(fabs(lg.incumbent - 3.25) < 1e-12 && fabs(lg.tbest - 4.0) < 1e-12);
+    /* the feasibility pump's mini branch and bound, timed before its Cbc0012I line */
+    xe_cbc_log_line(&lg, "Cbc0038I Mini branch and bound improved solution from 1.25 to 1.125 (4.50 seconds)");
+    assert_true(fabs(lg.incumbent - 3.125) < 1e-12 && fabs(lg.tbest - 4.5) < 1e-12);
+    xe_cbc_log_line(&lg, "Cbc0012I Integer solution of 1.125 found by feasibility pump after 0 iterations and 0 nodes (5.00 seconds)");
+    assert_true(fabs(lg.incumbent - 3.125) < 1e-12 && fabs(lg.tbest - 4.5) < 1e-12); /* not again */
     /* an improvement without a time: the time becomes unknown, never an earlier one */
     xe_cbc_log_line(&lg, "Integer solution of 1 found by something new");
     assert_true(fabs(lg.incumbent - 3.0) < 1e-12 && lg.tbest < 0);
@@ -142,6 +149,62 @@ static void test_solve_times_ordered(void **state)
     assert_true(solved >= 6);
 }
 
+/* Two threads solving in this process at once (isolate = 0) share fd 1: they take
+ * turns, both finish with their own optimum, and stdout is where it was. */
+typedef struct two_arg {
+    uint64_t seed;
+    int rc;
+    double objective;
+} two_arg;
+
+static void *two_solve(void *p)
+{
+    two_arg *a = p;
+    xe_instance *in = xe_test_random_instance(a->seed, 7, 1, 0);
+    a->rc = -1;
+    if (!in) return NULL;
+    xe_milp_opts o;
+    xe_milp_opts_default(&o);
+    o.rel_gap = 0;
+    o.time_limit = 30;
+    xe_milp_result res;
+    xe_err err = {{0}};
+    a->objective = INFINITY;
+    a->rc = XE_OK;
+    for (int k = 0; k < 8 && a->rc == XE_OK; k++) {
+        a->rc = xe_milp_solve(in, &o, &res, &err);
+        if (a->rc == XE_OK && k == 0) a->objective = res.objective;
+        if (a->rc == XE_OK && res.objective != a->objective) a->rc = -2; /* same optimum each time */
+        xe_milp_result_clear(&res);
+    }
+    xe_instance_free(in);
+    return NULL;
+}
+
+static void test_threads_take_turns(void **state)
+{
+    (void)state;
+    struct stat before, after;
+    fflush(stdout);
+    assert_int_equal(fstat(STDOUT_FILENO, &before), 0);
+    two_arg a[2] = {{3, 0, 0}, {4, 0, 0}};
+    double alone[2];
+    for (int k = 0; k < 2; k++) { /* each on its own first */
+        two_solve(&a[k]);
+        assert_int_equal(a[k].rc, XE_OK);
+        alone[k] = a[k].objective;
+    }
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++) assert_int_equal(pthread_create(&th[k], NULL, two_solve, &a[k]), 0);
+    for (int k = 0; k < 2; k++) assert_int_equal(pthread_join(th[k], NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(a[k].rc, XE_OK);
+        assert_true(a[k].objective == alone[k]);
+    }
+    assert_int_equal(fstat(STDOUT_FILENO, &after), 0);
+    assert_true(before.st_dev == after.st_dev && before.st_ino == after.st_ino);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_other_forms),
         cmocka_unit_test(test_through_the_pipe),
         cmocka_unit_test(test_solve_times_ordered),
+        cmocka_unit_test(test_threads_take_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,12 +14,15 @@ typedef struct xe_milp_opts {
     double time_limit; /* wall seconds for building the model and solving it, > 0 (60) */
     double rel_gap;    /* stop when (incumbent - bound) / incumbent <= rel_gap (default 1e-4) */
     int threads;       /* CBC threads, >= 1 (default 1) */
-    int progress;      /* 1: one line on stderr at most every second while solving */
+    int progress;      /* 1: a line on stderr at each improvement, else at most every
+                          second, while solving */
     const xe_stages *start; /* MIP start (must pass xe_stages_check), or NULL */
     int isolate;       /* 1: solve in a child process killed at time_limit + grace
                           (xe_milp_grace), since CBC checks its
                           own limit only between phases and overruns it on large
-                          models (default 0) */
+                          models (default 0). Either way CBC's log is read from fd 1
+                          (src/milp/cbc_log.h): solves of one process's threads with
+                          isolate 0 take turns */
     /* Window solve for large-neighbourhood search (docs/lns.md): when fix is non-NULL
      * (it must pass xe_stages_check), every R, S and C of the stages outside
      * [fix_t0, fix_t1) is fixed to fix's value (and U, FREE of the stages outside

@@ -7,8 +7,7 @@
  *                   as `xengine solve --method auto`): the heuristic portfolio
  *                   (xe_heur_best) and the four baselines below (extra starts) give the
  *                   cheapest start, then as xe_plan's auto mode (include/xengine/plan.h:
- *                   the whole MILP from it for 20% of the limit on models CBC handles,
- *                   large-neighbourhood search for 60% of what is left, the MILP from
+ *                   large-neighbourhood search for 60% of the limit, the MILP from
  *                   the incumbent for the rest); lower bound = max(xe_bound_stage,
  *                   LNS's and the MILP's bounds);
  *   gpu-only        everything on the GPU (xe_one_device);

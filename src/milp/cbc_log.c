@@ -11,6 +11,15 @@
 
 #include "xengine/timer.h"
 
+/* fd 1 belongs to the process: one solve at a time leads it into its pipe. Solves in
+ * threads of one process (isolate = 0) therefore take turns from xe_cbc_log_start to
+ * xe_cbc_log_stop; without it a second solve saved the first one's pipe as "stdout" and
+ * the first reader never saw the end of its log (a hang). The only mutable state at file
+ * scope, and it is a lock: reset in a forked solver child (xe_cbc_log_after_fork). */
+static pthread_mutex_t stdout_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void xe_cbc_log_after_fork(void) { pthread_mutex_init(&stdout_lock, NULL); }
+
 /* CBC's elapsed seconds at the end of a line: the number in its last "(... seconds)";
  * -1 when there is none. */
 static double line_seconds(const char *line)
@@ -22,9 +31,10 @@ static double line_seconds(const char *line)
     return end != open + 1 && isfinite(s) && s >= 0 ? s : -1.0;
 }
 
-static void improved(xe_cbc_log *lg, double v, double secs)
+/* 1 when v is a strict improvement (it is then the incumbent, timed at secs). */
+static int improved(xe_cbc_log *lg, double v, double secs)
 {
-    if (!(v < lg->incumbent - 1e-9 * fmax(1.0, fabs(v)))) return;
+    if (!(v < lg->incumbent - 1e-9 * fmax(1.0, fabs(v)))) return 0;
     lg->incumbent = v;
     if (secs >= 0) {
         lg->tbest = secs;
@@ -32,6 +42,7 @@ static void improved(xe_cbc_log *lg, double v, double secs)
     } else { /* no time on the line: unknown, the caller's fallback applies */
         lg->tbest = -1;
     }
+    return 1;
 }
 
 void xe_cbc_log_print(const xe_cbc_log *lg)
@@ -49,11 +60,18 @@ void xe_cbc_log_line(xe_cbc_log *lg, const char *line)
 {
     const char *p;
     char *end;
+    int better = 0;
     if ((p = strstr(line, "Integer solution of "))) {
         /* Cbc0004I, 0012I, 0016I, 0024I, 0033I: "... of V found ... (T seconds)" */
         double v = strtod(p + strlen("Integer solution of "), &end);
         if (end == p + strlen("Integer solution of ") || !isfinite(v)) return;
-        improved(lg, v + lg->objconst, line_seconds(line));
+        better = improved(lg, v + lg->objconst, line_seconds(line));
+    } else if ((p = strstr(line, "improved solution from ")) && (p = strstr(p, " to "))) {
+        /* the feasibility pump's mini branch and bound (Cbc0038I): "... improved solution
+         * from A to B (T seconds)"; its Cbc0012I line comes only when the pump ends */
+        double v = strtod(p + strlen(" to "), &end);
+        if (end == p + strlen(" to ") || !isfinite(v)) return;
+        better = improved(lg, v + lg->objconst, line_seconds(line));
     } else if ((p = strstr(line, "After ")) && strstr(line, " best solution, best possible ")) {
         /* Cbc0010I: "After N nodes, M on tree, V best solution, best possible B (T seconds)" */
         const char *q = strstr(p, " on tree, ");
@@ -63,13 +81,14 @@ void xe_cbc_log_line(xe_cbc_log *lg, const char *line)
         if (!b) return;
         char *bend;
         double bd = strtod(b + strlen("best possible "), &bend);
-        if (end != q + strlen(" on tree, ") && isfinite(v) && v < 1e49) improved(lg, v + lg->objconst, line_seconds(line));
+        if (end != q + strlen(" on tree, ") && isfinite(v) && v < 1e49)
+            better = improved(lg, v + lg->objconst, line_seconds(line));
         if (bend != b + strlen("best possible ") && isfinite(bd) && fabs(bd) < 1e49) lg->bound = bd + lg->objconst;
     } else {
         return;
     }
     double t = xe_now();
-    if (lg->print && t - lg->last_print >= 1.0) {
+    if (lg->print && (better || t - lg->last_print >= 1.0)) { /* every improvement, else at most 1/s */
         lg->last_print = t;
         xe_cbc_log_print(lg);
     }
@@ -121,6 +140,8 @@ void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
     lg->tbest = lg->tfirst = -1;
     lg->last_print = t0;
     lg->rfd = lg->saved_stdout = -1;
+    pthread_mutex_lock(&stdout_lock);
+    lg->locked = 1;
     fflush(stdout);
     if (fcntl(STDOUT_FILENO, F_GETFD) == -1) { /* stdout closed: occupy fd 1 first, so the
                                                  pipe below cannot land on it */
@@ -178,4 +199,6 @@ void xe_cbc_log_stop(xe_cbc_log *lg)
     }
     if (lg->rfd >= 0) close(lg->rfd);
     lg->rfd = -1;
+    if (lg->locked) pthread_mutex_unlock(&stdout_lock);
+    lg->locked = 0;
 }

@@ -4,6 +4,8 @@
  * R, S and C matrices to a pipe; the parent waits with a deadline. */
 #include "isolate.h"
 
+#include "cbc_log.h"
+
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -64,6 +66,7 @@ static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn
     xe_err e = {{0}};
     wire w;
     memset(&w, 0, sizeof w);
+    xe_cbc_log_after_fork();
     w.rc = solve(in, o, &r, &e);
     w.status = (int)r.status;
     w.objective = r.objective;

@@ -191,7 +191,7 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
     Cbc_setMaximumSeconds(cbc, cbc_limit);
     Cbc_setAllowableFractionGap(cbc, o->rel_gap);
     Cbc_setAllowableGap(cbc, 1e-9);
-    /* log level 1 also for the callback that times improvements (time_best) */
+    /* log level 1: CBC's log lines time its improvements (cbc_log.h) */
     Cbc_setLogLevel(cbc, o->relax ? 0 : 1);
     if (o->fix && !o->relax) {
         x0 = malloc((size_t)(lm->ncols ? lm->ncols : 1) * sizeof *x0);
@@ -273,6 +273,8 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
         free(map), free(fixed), free(xfix);
         rc = solve_here(in, &again, res, err);
         res->solve_time += spent;
+        res->time_best += spent; /* counted from the first Cbc_solve */
+        res->time_first = 0.0;   /* there was a start (o->start) */
         return rc;
     }
     if (!have || !x) {

@@ -238,11 +238,14 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         } else if (whole && isfinite(mr.bound) && !mr.killed) {
             res->bound = fmax(res->bound, fmin(mr.bound, res->objective));
         }
-        int timed_out = !solved && mr.solve_time >= 0.9 * mo.time_limit;
+        /* a neighbourhood killed by the watchdog (CBC overran its own limit) ran out of
+         * time too: its result carries no solve time */
+        int timed_out = !solved && (mr.killed || mr.solve_time >= 0.9 * mo.time_limit);
         double mr_time = mr.solve_time;
         if (o->progress >= 2)
             fprintf(stderr, "[lns]  %7.1fs  %s %d cols %d rows: %s %.2f s%s\n", xe_now() - t0,
-                    kind == 2 ? "extra " : kind == 1 ? "nodes " : "stages", mr.nvars, mr.nrows, xe_milp_status_str(mr.status), mr.solve_time,
+                    kind == 2 ? "extra " : kind == 1 ? "nodes " : "stages", mr.nvars, mr.nrows,
+                    mr.killed ? "killed at its limit (no answer)" : xe_milp_status_str(mr.status), mr.solve_time,
                     improved ? " improved" : "");
         xe_milp_result_clear(&mr);
         /* sizes: shrink when neighbourhoods run out of time, grow after a sweep (about n

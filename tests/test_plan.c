@@ -17,9 +17,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../src/solvers/rng.h"
 #include "brute/brute.h"
 #include "support/randinst.h"
 #include "support/valid.h"
+#include "xengine/baselines.h"
 #include "xengine/milp.h"
 #include "xengine/plan.h"
 #include "xengine/sim.h"
@@ -52,6 +54,7 @@ static void test_auto_and_milp_prove_optimum(void **state)
         for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_chain_dp = 1; /* rows as asserted below; the DP: test_chain_dp_in_plan */
             o.mode = mode;
             o.time_limit = 60; /* a guard, not a target: each solve takes well under a second */
             o.rel_gap = 1e-9;
@@ -188,6 +191,7 @@ static void test_heuristic_mode_is_portfolio(void **state)
         int hrc = xe_heur_best(in, &h, &which, &err);
         xe_plan_opts o;
         xe_plan_opts_default(&o);
+        o.no_chain_dp = 1; /* the portfolio alone; the DP: test_chain_dp_in_plan */
         o.mode = XE_PLAN_HEURISTIC;
         xe_plan_result r;
         assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
@@ -472,6 +476,91 @@ static void test_bad_options(void **state)
     xe_instance_free(in);
 }
 
+/* Checkmate's linear training graph with L+1 forward nodes: backward node L+j reads
+ * L+j-1 and L-j; mem in [100, 1000] bytes and cost in [1, 10] from the seed. */
+static xe_instance *training_chain(uint64_t seed, int L)
+{
+    xe_err err;
+    int n = 2 * L + 1;
+    uint64_t s = seed;
+    xe_graph *g = xe_graph_new("chain");
+    assert_non_null(g);
+    double cost[512];
+    assert_true(n <= 512);
+    for (int v = 0; v < n; v++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "%c%d", v <= L ? 'x' : 'g', v);
+        int64_t mem = 100 + (int64_t)(xe_splitmix64(&s) % 901);
+        cost[v] = 1 + (double)(xe_splitmix64(&s) % 10);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, v > L, mem, 0, cost[v], &err), v);
+        if (v) assert_int_equal(xe_graph_add_edge(g, v - 1, v, &err), XE_OK);
+    }
+    for (int j = 1; j <= L; j++) assert_int_equal(xe_graph_add_edge(g, L - j, L + j, &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    for (int v = 0; v < n; v++) in->cost[v] = cost[v];
+    return in;
+}
+
+/* On training chains the plan runs the chain DP (docs/chain-dp.md) after the portfolio:
+ * in heuristic mode its result costs min(portfolio, DP) exactly, named "chain-dp" where
+ * the DP is cheaper, with a "chain-dp" row; the schedule replays in the simulator at that
+ * cost within the budget. Chains of 41-61 nodes, budgets between the largest footprint
+ * and the no-recomputation peak; the DP must win somewhere. */
+static void test_chain_dp_in_plan(void **state)
+{
+    (void)state;
+    int wins = 0, cases = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        xe_instance *in = training_chain(seed, 20 + (int)(seed % 3) * 5);
+        int64_t lo = xe_instance_min_footprint(in->g), hi = xe_instance_norecompute_peak(in->g);
+        for (int k = 0; k <= 4; k++) {
+            in->dev[0].budget = lo + (hi - lo) * k / 8;
+            xe_err err = {{0}};
+            xe_stages h;
+            double hc = INFINITY, dc = INFINITY;
+            if (xe_heur_best_ex(in, &h, NULL, 1, 0.0, &err) == XE_OK) {
+                hc = xe_stages_cost(in, &h);
+                xe_stages_clear(&h);
+            }
+            xe_schedule ds;
+            xe_schedule_init(&ds);
+            if (xe_chain_dp(in, 0, &ds, &dc, &err) != XE_OK) dc = INFINITY;
+            xe_schedule_clear(&ds);
+            if (!isfinite(hc) && !isfinite(dc)) continue;
+            cases++;
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.mode = XE_PLAN_HEURISTIC;
+            o.time_limit = 30;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            double want = fmin(hc, dc);
+            assert_true(fabs(r.objective - want) <= 1e-9 * want);
+            int row = -1;
+            for (int q = 0; q < r.nrows; q++)
+                if (!strcmp(r.rows[q].method, "chain-dp")) row = q;
+            assert_true(row >= 0);
+            if (dc < hc * (1 - 1e-12)) {
+                wins++;
+                assert_string_equal(r.name, "chain-dp");
+                assert_string_equal(r.rows[row].status, "valid");
+                assert_true(fabs(r.rows[row].objective - dc) <= 1e-9 * dc);
+            }
+            xe_sim_result sr;
+            assert_int_equal(xe_stages_replay(in, &r.sol, &sr, &err), XE_OK);
+            assert_true(fabs(sr.total_time - r.objective) <= 1e-9 * r.objective);
+            assert_true(sr.dev[0].peak <= in->dev[0].budget);
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    assert_true(cases >= 20);
+    assert_true(wins >= 1);
+    print_message("chain DP in the plan: cheaper than the portfolio on %d of %d chain cases\n", wins, cases);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_extra_starts),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_chain_dp_in_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

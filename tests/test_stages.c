@@ -454,6 +454,82 @@ static void test_eval_rejects_zero_region_entries(void **state)
     xe_instance_free(in);
 }
 
+/* xe_stages_from_schedule inverts xe_stages_to_schedule: on the heuristic's pruned
+ * stage matrices of 300 random one-device instances, the event list converts back to
+ * the same R and S (to_schedule frees as early as the structure allows, so what is
+ * resident when a stage's first compute runs is exactly its checkpoints), and the cost
+ * is the same. */
+static void test_from_schedule_round_trip(void **state)
+{
+    (void)state;
+    int solved = 0;
+    for (int r = 0; r < 300; r++) {
+        int n = 2 + r % 13;
+        xe_instance *in = xe_test_random_instance(12100 + (uint64_t)r, n, 1, 0);
+        assert_non_null(in);
+        xe_stages st, back;
+        memset(&st, 0, sizeof st);
+        xe_err err = {{0}};
+        if (xe_heur_best(in, &st, NULL, &err) == XE_OK) {
+            solved++;
+            xe_stages_prune(in, &st);
+            xe_schedule sch;
+            xe_schedule_init(&sch);
+            assert_int_equal(xe_stages_to_schedule(in, &st, &sch, &err), XE_OK);
+            assert_int_equal(xe_stages_from_schedule(in, &sch, &back, &err), XE_OK);
+            size_t nn = (size_t)n * (size_t)n;
+            assert_memory_equal(back.R, st.R, nn);
+            assert_memory_equal(back.S, st.S, nn);
+            assert_true(fabs(xe_stages_cost(in, &back) - xe_stages_cost(in, &st)) < 1e-9);
+            xe_schedule_clear(&sch);
+            xe_stages_clear(&back);
+            xe_stages_clear(&st);
+        }
+        xe_instance_free(in);
+    }
+    assert_true(solved >= 100);
+}
+
+/* Event lists outside the stage structure are refused, each naming the problem: a copy,
+ * first computations out of index order, a node computed twice in one stage, a node
+ * never computed; and one over the budget (chain4 keeping 0 to the end: 30 bytes while
+ * 2 is computed) converts at 30 bytes, with 0 a checkpoint of stage 3, and is refused
+ * by the stage check at 20. */
+static void test_from_schedule_refuses(void **state)
+{
+    (void)state;
+    xe_instance *in = chain4();
+    xe_err err = {{0}};
+    xe_stages out;
+    struct { const char *what; int len; xe_event ev[10]; } cases[] = {
+        {"a copy", 2, {{XE_EV_COMPUTE, 0, 0, -1}, {XE_EV_COPY, 0, 0, 0}}},
+        {"out of index order", 2, {{XE_EV_COMPUTE, 1, 0, -1}, {XE_EV_COMPUTE, 0, 0, -1}}},
+        {"a second time", 6, {{XE_EV_COMPUTE, 0, 0, -1}, {XE_EV_FREE, 0, 0, -1}, {XE_EV_COMPUTE, 0, 0, -1},
+                               {XE_EV_FREE, 0, 0, -1}, {XE_EV_COMPUTE, 0, 0, -1}, {XE_EV_COMPUTE, 1, 0, -1}}},
+        {"never computed", 3, {{XE_EV_COMPUTE, 0, 0, -1}, {XE_EV_COMPUTE, 1, 0, -1}, {XE_EV_COMPUTE, 2, 0, -1}}},
+    };
+    const char *expect[] = {"is a copy", "out of index order", "a second time in stage 1", "node 3 is never computed"};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        xe_schedule s = {cases[k].ev, cases[k].len, cases[k].len};
+        assert_int_equal(xe_stages_from_schedule(in, &s, &out, &err), XE_EUNSUPPORTED);
+        assert_non_null(strstr(err.msg, expect[k]));
+        assert_null(out.R);
+    }
+    /* all four computed, 0 kept to the end: stage 2 holds 0, 1, 2 = 30 bytes */
+    xe_event keep0[] = {{XE_EV_COMPUTE, 0, 0, -1}, {XE_EV_COMPUTE, 1, 0, -1}, {XE_EV_COMPUTE, 2, 0, -1},
+                        {XE_EV_FREE, 1, 0, -1}, {XE_EV_COMPUTE, 3, 0, -1}};
+    xe_schedule s = {keep0, 5, 5};
+    in->dev[0].budget = 30;
+    assert_int_equal(xe_stages_from_schedule(in, &s, &out, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &out) - 4.0) < 1e-12);
+    assert_int_equal(*xe_S(&out, 3, 0, 0), 1); /* 0 is a checkpoint of stage 3 */
+    xe_stages_clear(&out);
+    in->dev[0].budget = 20;
+    assert_int_equal(xe_stages_from_schedule(in, &s, &out, &err), XE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "not a valid stage schedule"));
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_schedule_vs_reference_random),
         cmocka_unit_test(test_schedule_vs_reference_heuristic),
         cmocka_unit_test(test_eval_rejects_zero_region_entries),
+        cmocka_unit_test(test_from_schedule_round_trip),
+        cmocka_unit_test(test_from_schedule_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,4 +69,17 @@ int xe_stages_prune(const xe_instance *in, xe_stages *st);
 int xe_stages_to_schedule(const xe_instance *in, const xe_stages *st, xe_schedule *out,
                           xe_err *err);
 
+/* The stage matrices of an event list, where it has them (the inverse of
+ * xe_stages_to_schedule): stage t holds the computes from just after node t-1's first
+ * computation up to node t's first computation (R), S[t] = what is resident when stage
+ * t's first compute runs. The event list must compute every node, first computations in
+ * index order (0, 1, ..., n-1), at most one compute of a node per device and stage, and
+ * no copies; the matrices must then pass xe_stages_check (the stage model frees as early
+ * as its structure allows, which can differ from the event list's frees). out is
+ * initialised here (free with xe_stages_clear; cleared on failure). Returns XE_OK,
+ * XE_EUNSUPPORTED (naming the first event or stage that does not fit the structure, or
+ * the check's message), XE_ENOMEM. Used to hand the chain DP's event lists
+ * (include/xengine/baselines.h) to LNS and the MILP as stage schedules. */
+int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stages *out, xe_err *err);
+
 #endif

@@ -437,3 +437,53 @@ done:
     free(act);
     return rc;
 }
+
+int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stages *out, xe_err *err)
+{
+    int n = in->g->n, D = in->ndev;
+    if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "out of memory for %d stages", n);
+    uint8_t *res = calloc((size_t)(n ? n : 1) * D, 1);
+    if (!res) {
+        xe_stages_clear(out);
+        return xe_err_set(err, XE_ENOMEM, "out of memory for %d stages", n);
+    }
+    int rc = XE_OK, t = 0, begun = 0; /* t: the stage running (next first computation) */
+    for (int k = 0; k < s->len && rc == XE_OK; k++) {
+        const xe_event *e = &s->ev[k];
+        if (e->node < 0 || e->node >= n || e->dev < 0 || e->dev >= D) {
+            rc = xe_err_set(err, XE_EUNSUPPORTED, "event %d names no node or device of the instance", k);
+        } else if (e->kind == XE_EV_COPY) {
+            rc = xe_err_set(err, XE_EUNSUPPORTED, "event %d is a copy (not converted)", k);
+        } else if (e->kind == XE_EV_FREE) {
+            res[e->node * D + e->dev] = 0;
+        } else if (t >= n) {
+            rc = xe_err_set(err, XE_EUNSUPPORTED, "event %d computes node %d after the last node's first computation", k, e->node);
+        } else {
+            int v = e->node, d = e->dev;
+            if (!begun) { /* stage t starts: its checkpoints are what is resident now */
+                for (int i = 0; i < t; i++)
+                    for (int q = 0; q < D; q++) *xe_S(out, t, i, q) = res[i * D + q];
+                begun = 1;
+            }
+            if (v > t) {
+                rc = xe_err_set(err, XE_EUNSUPPORTED, "event %d computes node %d before node %d (first computations out of index order)", k, v, t);
+            } else if (*xe_R(out, t, v, d)) {
+                rc = xe_err_set(err, XE_EUNSUPPORTED, "event %d computes node %d a second time in stage %d", k, v, t);
+            } else {
+                *xe_R(out, t, v, d) = 1;
+                res[v * D + d] = 1;
+                if (v == t) t++, begun = 0;
+            }
+        }
+    }
+    free(res);
+    if (rc == XE_OK && t < n) rc = xe_err_set(err, XE_EUNSUPPORTED, "node %d is never computed", t);
+    if (rc == XE_OK) {
+        xe_err e2 = {{0}};
+        int c = xe_stages_check(in, out, &e2);
+        if (c == XE_ENOMEM) rc = xe_err_set(err, XE_ENOMEM, "%s", e2.msg);
+        else if (c) rc = xe_err_set(err, XE_EUNSUPPORTED, "not a valid stage schedule: %s", e2.msg);
+    }
+    if (rc) xe_stages_clear(out);
+    return rc;
+}

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "xengine/baselines.h"
 #include "xengine/milp.h"
 #include "xengine/pebble.h"
 #include "xengine/plan.h"
@@ -75,6 +76,12 @@ static double time_left(const xe_plan_opts *o, double t_start) { return o->time_
 #define XE_PLAN_PEBBLE_SHARE 0.1
 #define XE_PLAN_PEBBLE_MIN_S 1.0
 #define XE_PLAN_PEBBLE_DEFAULT_S 10.0 /* heuristic mode without a time limit */
+
+/* The chain DP (docs/chain-dp.md) runs on training chains of up to this many nodes, where
+ * its time, about XE_PLAN_CHAIN_DP_S200 * (n / 200)^3 seconds per device (0.55 s for a
+ * 200-node chain on this 2-core machine, 11 ms at 100), fits a quarter of the time left */
+#define XE_PLAN_CHAIN_DP_MAX_NODES 256
+#define XE_PLAN_CHAIN_DP_S200 0.6
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
@@ -231,6 +238,70 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     return (int)a;
 }
 
+/* Where the graph is a training chain (xe_chain_detect) of at most
+ * XE_PLAN_CHAIN_DP_MAX_NODES nodes and its estimated time fits a quarter of what is left:
+ * the chain DP's schedule with each device as the main one (docs/chain-dp.md); one
+ * without copies is a stage schedule of the instance (xe_stages_from_schedule) and
+ * replaces *best when cheaper (kept in *dp). Emits row "chain-dp" when it ran. Returns
+ * XE_OK or XE_ENOMEM. */
+static int chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                          xe_stages *dp, const xe_stages **best, double *best_cost, xe_err *err)
+{
+    int n = in->g->n;
+    xe_err e2 = {{0}};
+    xe_chain ch;
+    if (o->no_chain_dp || n > XE_PLAN_CHAIN_DP_MAX_NODES) return XE_OK;
+    int drc = xe_chain_detect(in->g, &ch, &e2);
+    if (drc == XE_ENOMEM) return xe_err_set(err, drc, "plan: %s", e2.msg);
+    if (drc != XE_OK) return XE_OK; /* not a chain */
+    xe_chain_clear(&ch);
+    double est = XE_PLAN_CHAIN_DP_S200 * pow(n / 200.0, 3) * in->ndev;
+    if (o->time_limit > 0 && est > 0.25 * time_left(o, t_start)) return XE_OK;
+    double t0 = xe_now(), found = INFINITY;
+    int kept = 0, copies = 0;
+    for (int d = 0; d < in->ndev; d++) {
+        xe_schedule s;
+        xe_schedule_init(&s);
+        double c = INFINITY;
+        int r = xe_chain_dp(in, d, &s, &c, &e2);
+        if (r == XE_OK) {
+            xe_stages st;
+            r = xe_stages_from_schedule(in, &s, &st, &e2);
+            if (r == XE_OK) {
+                found = fmin(found, c);
+                if (c < *best_cost * (1 - 1e-12)) {
+                    xe_stages_clear(dp);
+                    *dp = st;
+                    *best = dp;
+                    *best_cost = c;
+                    kept = 1;
+                } else {
+                    xe_stages_clear(&st);
+                }
+            } else if (r == XE_EUNSUPPORTED) {
+                copies = 1; /* parks or delegates to another device: not a stage schedule */
+            }
+        }
+        xe_schedule_clear(&s);
+        if (r == XE_ENOMEM) return xe_err_set(err, r, "plan: chain DP: %s", e2.msg);
+    }
+    if (kept) {
+        res->name = "chain-dp";
+        res->time_best = xe_now() - t_start;
+        trace(res, res->time_best, *best_cost);
+    }
+    xe_plan_row r = {.method = "chain-dp",
+                     .status = kept ? "valid" : isfinite(found) ? "valid, not cheaper"
+                                                : copies ? "not a stage schedule (copies)" : "no schedule found",
+                     .objective = found,
+                     .bound = NAN,
+                     .gap = NAN,
+                     .time = xe_now() - t0,
+                     .milp_status = -1};
+    emit(o, res, &r);
+    return XE_OK;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -253,6 +324,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     memset(&lns, 0, sizeof lns);
     xe_milp_result mr; /* the whole MILP */
     memset(&mr, 0, sizeof mr);
+    xe_stages dp = {0}; /* the chain DP's stage schedule */
     xe_descent_result dres;
     memset(&dres, 0, sizeof dres);
     xe_err e2 = {{0}};
@@ -306,8 +378,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
     if (best) trace(res, res->time_best, best_cost);
+    /* training chains: the chain DP's schedule where it is a stage schedule */
+    rc = chain_dp_phase(in, o, res, t_start, &dp, &best, &best_cost, err);
+    if (rc) goto out;
     lb = xe_bound_stage(in); /* docs/lns.md, "Bounds" */
-    rc = XE_OK;
 
     /* 1a. one device and no start: the exact search over all schedules (docs/pebble.md),
      * for a tenth of the time left (of its default without a limit in heuristic mode;
@@ -483,7 +557,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
 out:
     if (rc == XE_OK && best) {
-        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol) { /* move */
+        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol || best == &dp) { /* move */
             res->sol = *best;
             memset((xe_stages *)best, 0, sizeof *best);
         } else if (xe_stages_copy(&res->sol, best)) {
@@ -516,5 +590,6 @@ out:
     xe_lns_result_clear(&lns);
     xe_milp_result_clear(&mr);
     xe_stages_clear(&dres.sol);
+    xe_stages_clear(&dp);
     return rc;
 }

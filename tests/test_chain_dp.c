@@ -26,6 +26,7 @@
 #include "xengine/baselines.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
+#include "xengine/timer.h"
 
 /* Seeded sweeps run XE_CDP_TEST_SCALE times as many seeds when built with it (the offline
  * sweeps of docs/chain-dp.md: -DXE_CDP_TEST_SCALE=25; there test_vs_event_brute meets the
@@ -744,6 +745,42 @@ static void test_vs_milp_two(void **state)
     assert_true(solved > 0);
 }
 
+/* The deadline of xe_chain_dp_within: one already passed gives XE_ETIMEOUT with nothing
+ * appended (the recursion reads the clock every 256 evaluations; a 61-node chain at a
+ * tight budget makes far more), on one device and with delegation to a second; a
+ * distant one gives exactly xe_chain_dp's cost. */
+static void test_deadline(void **state)
+{
+    (void)state;
+    int timed = 0;
+    for (int ndev = 1; ndev <= 2; ndev++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            xe_instance *in = checkmate_chain(seed, 30, ndev);
+            in->dev[0].budget = xe_instance_min_footprint(in->g) + 4;
+            xe_err err = {{0}};
+            xe_schedule s;
+            xe_schedule_init(&s);
+            double c0 = INFINITY, c1 = INFINITY;
+            int r0 = xe_chain_dp(in, 0, &s, &c0, &err);
+            xe_schedule_clear(&s);
+            int r1 = xe_chain_dp_within(in, 0, xe_now() + 600, &s, &c1, &err);
+            assert_int_equal(r1, r0);
+            if (r0 == XE_OK) assert_true(c1 == c0);
+            xe_schedule_clear(&s);
+            int r2 = xe_chain_dp_within(in, 0, xe_now() - 1, &s, &c1, &err);
+            if (r2 == XE_ETIMEOUT) {
+                timed++;
+                assert_int_equal(s.len, 0);
+                assert_non_null(strstr(err.msg, "time limit"));
+            } else {
+                assert_int_equal(r2, r0); /* answered within 256 evaluations */
+            }
+            xe_schedule_clear(&s);
+            xe_instance_free(in);
+        }
+    assert_true(timed >= 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_delegate_vs_brute),
         cmocka_unit_test(test_vs_milp),
         cmocka_unit_test(test_vs_milp_two),
+        cmocka_unit_test(test_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,13 @@ void xe_chain_clear(xe_chain *ch);
  * rejects the result (a bug). */
 int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe_err *err);
 
+/* xe_chain_dp that stops at deadline (xe_now() seconds; 0: none): XE_ETIMEOUT, nothing
+ * appended, when the answer is not known by then (its time grows steeply past about 200
+ * nodes: 0.4-0.7 s at 200, 16-38 s at 256 on the chains of docs/chain-dp.md, "In the
+ * planner"). Checked every 256 evaluations of the recursion; the reconstruction and the
+ * replay after it are not interrupted. */
+int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedule *out, double *cost, xe_err *err);
+
 /* Griewank's binomial checkpointing (revolve) on device d for a chain: the schedule that
  * is optimal when every tensor takes one slot and every forward step one unit of time,
  * with the largest number of slots whose schedule, replayed with the real sizes, fits

@@ -19,8 +19,8 @@
 #define XE_PLAN_MAX_ROWS 8
 
 typedef enum {
-    XE_PLAN_AUTO = 0, /* portfolio (on training chains also the chain DP: no_chain_dp
-                         below); LNS for 60% of the time left; the whole MILP from
+    XE_PLAN_AUTO = 0, /* portfolio (on one-device training chains also the chain DP:
+                         no_chain_dp below); LNS for 60% of the time left; the whole MILP from
                          the incumbent for the rest. Above 40,000 binary columns
                          (xe_milp_binary_estimate) LNS gets all the time
                          and no MILP runs; the MILP is also skipped when LNS proved its
@@ -113,11 +113,12 @@ typedef struct xe_plan_opts {
                             time left (before budget descent), at least min(1 s, a quarter
                             of the limit), at most what is left of it (0) */
     int no_chain_dp;     /* 1: never run the chain DP (docs/chain-dp.md), which otherwise
-                            runs right after the portfolio on training chains of up to 256
-                            nodes (xe_chain_detect) when its estimated time fits a quarter
-                            of the time left; its schedule, where it is a stage schedule
-                            (no copies: xe_stages_from_schedule), replaces the portfolio's
-                            when cheaper (row "chain-dp") (0) */
+                            runs right after the portfolio on one-device training chains of
+                            up to 256 nodes (xe_chain_detect) for a quarter of the time
+                            left (2 s without a limit; not in feasibility mode once a
+                            schedule is in hand); its schedule, turned into stage matrices
+                            (xe_stages_from_schedule), replaces the portfolio's when cheaper
+                            (row "chain-dp") (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "xengine/sim.h"
+#include "xengine/timer.h"
 
 /* ---- chain recognition ---------------------------------------------------------------- */
 
@@ -521,6 +522,9 @@ struct xe_cdp_lazy {
     xe_cdp_lazy **dz; /* [ndz] subproblems may be delegated to these (other devices, whole
                          budget each; not owned) */
     int ndz;
+    double deadline;     /* xe_now() seconds after which evaluations stop; 0: none */
+    unsigned long ticks; /* evaluations since the last clock read */
+    int timed_out;       /* the deadline passed during an evaluation */
 };
 
 static inline int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
@@ -998,6 +1002,10 @@ static int lz_cands(xe_cdp_lazy *z, lz_acc *a, int kind, int s, int tt, int64_t 
  * the candidates' lower bounds, at least ub). */
 static int lz_eval(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double ub, lz_ent *out)
 {
+    if (z->deadline > 0 && (++z->ticks & 255) == 0 && xe_now() > z->deadline) {
+        z->timed_out = 1; /* unwinds like a failure; xe_cdp_lazy_query tells them apart */
+        return -1;
+    }
     const xe_cdp_model *m = z->m;
     const int64_t *A = m->A + 1, *D = m->D + 1, *GP = m->GP + 1;
     const double *GC = m->GC + 1;
@@ -1068,7 +1076,12 @@ static int lz_eval(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double u
 int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err)
 {
     lz_ent e;
-    if (lz_query(z, 0, -1, z->L, budget, INFINITY, &e)) return xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
+    if (lz_query(z, 0, -1, z->L, budget, INFINITY, &e)) {
+        int late = z->timed_out;
+        for (int j = 0; j < z->ndz; j++) late |= z->dz[j]->timed_out;
+        return late ? xe_err_set(err, XE_ETIMEOUT, "chain dp: time limit reached")
+                    : xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
+    }
     XE_ASSERT(!e.lbnd, "an unbounded query returns an exact entry");
     *cost = e.cost;
     return XE_OK;
@@ -1187,6 +1200,12 @@ int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *e
 int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, xe_schedule *out,
                double *cost, int *over_park, xe_err *err)
 {
+    return xe_cdp_run_within(in, ch, d, offload, lazy, 0.0, out, cost, over_park, err);
+}
+
+int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
+                      xe_schedule *out, double *cost, int *over_park, xe_err *err)
+{
     xe_cdp_model m;
     xe_cdp_table t;
     xe_cdp_lazy *z = NULL;
@@ -1224,7 +1243,14 @@ int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, in
                 }
             }
         }
+        z->deadline = deadline;
+        for (int e = 0; ze && e < in->ndev; e++)
+            if (ze[e]) ze[e]->deadline = deadline;
         rc = xe_cdp_lazy_query(z, B, &pred, err);
+        /* the answer is in the cache: its reconstruction runs to the end */
+        z->deadline = 0;
+        for (int e = 0; ze && e < in->ndev; e++)
+            if (ze[e]) ze[e]->deadline = 0;
     } else {
         rc = xe_cdp_solve(&m, B, &t, err);
         if (rc) goto out_model;
@@ -1283,6 +1309,11 @@ out_model:
 
 int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe_err *err)
 {
+    return xe_chain_dp_within(in, d, 0.0, out, cost, err);
+}
+
+int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedule *out, double *cost, xe_err *err)
+{
     if (d < 0 || d >= in->ndev)
         return xe_err_set(err, XE_EINVAL, "chain dp: device %d does not exist (instance has %d)", d, in->ndev);
     xe_chain ch;
@@ -1290,8 +1321,8 @@ int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe
     if (rc) return rc;
     int over = 0;
     int start = out->len;
-    rc = xe_cdp_run(in, &ch, d, 1, 1, out, cost, &over, err);
-    if (over) rc = xe_cdp_run(in, &ch, d, 0, 1, out, cost, &over, err); /* without parking */
+    rc = xe_cdp_run_within(in, &ch, d, 1, 1, deadline, out, cost, &over, err);
+    if (over) rc = xe_cdp_run_within(in, &ch, d, 0, 1, deadline, out, cost, &over, err); /* without parking */
     if ((rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1) {
         /* the same class with delegation of subproblems to the other devices instead of
          * parking; the cheaper of the two is kept */
@@ -1299,7 +1330,7 @@ int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe
         xe_schedule_init(&alt);
         double c2 = INFINITY;
         xe_err e2;
-        int r2 = xe_cdp_run(in, &ch, d, 0, 2, &alt, &c2, &over, &e2);
+        int r2 = xe_cdp_run_within(in, &ch, d, 0, 2, deadline, &alt, &c2, &over, &e2);
         if (r2 == XE_OK && (rc != XE_OK || c2 < *cost)) {
             out->len = start;
             r2 = xe_schedule_append(out, &alt);

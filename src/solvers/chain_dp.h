@@ -92,5 +92,9 @@ int xe_cdp_lazy_delegate(xe_cdp_lazy *z, xe_cdp_lazy *ze, xe_err *err);
  * parking device overflowed. Returns as xe_chain_dp. */
 int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, xe_schedule *out,
                double *cost, int *over_park, xe_err *err);
+/* xe_cdp_run with a deadline (xe_now() seconds, 0: none) on the lazy DP's evaluations:
+ * XE_ETIMEOUT when it passes before the answer is known (nothing appended). */
+int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
+                      xe_schedule *out, double *cost, int *over_park, xe_err *err);
 
 #endif

@@ -77,11 +77,12 @@ static double time_left(const xe_plan_opts *o, double t_start) { return o->time_
 #define XE_PLAN_PEBBLE_MIN_S 1.0
 #define XE_PLAN_PEBBLE_DEFAULT_S 10.0 /* heuristic mode without a time limit */
 
-/* The chain DP (docs/chain-dp.md) runs on training chains of up to this many nodes, where
- * its time, about XE_PLAN_CHAIN_DP_S200 * (n / 200)^3 seconds per device (0.55 s for a
- * 200-node chain on this 2-core machine, 11 ms at 100), fits a quarter of the time left */
+/* The chain DP (docs/chain-dp.md) runs on one-device training chains of up to this many
+ * nodes, with a quarter of the time left (XE_PLAN_CHAIN_DP_SHARE; its time grows steeply
+ * past 200 nodes: 0.4-0.7 s at 200, 16-38 s at 256 on the chains measured there) */
 #define XE_PLAN_CHAIN_DP_MAX_NODES 256
-#define XE_PLAN_CHAIN_DP_S200 0.6
+#define XE_PLAN_CHAIN_DP_SHARE 0.25
+#define XE_PLAN_CHAIN_DP_DEFAULT_S 2.0 /* without a time limit */
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
@@ -238,67 +239,64 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     return (int)a;
 }
 
-/* Where the graph is a training chain (xe_chain_detect) of at most
- * XE_PLAN_CHAIN_DP_MAX_NODES nodes and its estimated time fits a quarter of what is left:
- * the chain DP's schedule with each device as the main one (docs/chain-dp.md); one
- * without copies is a stage schedule of the instance (xe_stages_from_schedule) and
- * replaces *best when cheaper (kept in *dp). Emits row "chain-dp" when it ran. Returns
- * XE_OK or XE_ENOMEM. */
+/* On one device, where the graph is a training chain (xe_chain_detect) of at most
+ * XE_PLAN_CHAIN_DP_MAX_NODES nodes: the chain DP (docs/chain-dp.md) for
+ * XE_PLAN_CHAIN_DP_SHARE of the time left; its schedule, turned into stage matrices
+ * (xe_stages_from_schedule), replaces *best when cheaper (kept in *dp). With several
+ * devices the DP parks tensors on the others (copies, not converted), so it is not run.
+ * Emits row "chain-dp" when it ran. Returns XE_OK or XE_ENOMEM. */
 static int chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                           xe_stages *dp, const xe_stages **best, double *best_cost, xe_err *err)
 {
     int n = in->g->n;
     xe_err e2 = {{0}};
     xe_chain ch;
-    if (o->no_chain_dp || n > XE_PLAN_CHAIN_DP_MAX_NODES) return XE_OK;
+    if (o->no_chain_dp || in->ndev != 1 || n > XE_PLAN_CHAIN_DP_MAX_NODES || (o->feasibility && *best)) return XE_OK;
     int drc = xe_chain_detect(in->g, &ch, &e2);
     if (drc == XE_ENOMEM) return xe_err_set(err, drc, "plan: %s", e2.msg);
     if (drc != XE_OK) return XE_OK; /* not a chain */
     xe_chain_clear(&ch);
-    double est = XE_PLAN_CHAIN_DP_S200 * pow(n / 200.0, 3) * in->ndev;
-    if (o->time_limit > 0 && est > 0.25 * time_left(o, t_start)) return XE_OK;
-    double t0 = xe_now(), found = INFINITY;
-    int kept = 0, copies = 0;
-    for (int d = 0; d < in->ndev; d++) {
-        xe_schedule s;
-        xe_schedule_init(&s);
-        double c = INFINITY;
-        int r = xe_chain_dp(in, d, &s, &c, &e2);
-        if (r == XE_OK) {
-            xe_stages st;
-            r = xe_stages_from_schedule(in, &s, &st, &e2);
-            if (r == XE_OK) {
-                found = fmin(found, c);
-                if (c < *best_cost * (1 - 1e-12)) {
-                    xe_stages_clear(dp);
-                    *dp = st;
-                    *best = dp;
-                    *best_cost = c;
-                    kept = 1;
-                } else {
-                    xe_stages_clear(&st);
-                }
-            } else if (r == XE_EUNSUPPORTED) {
-                copies = 1; /* parks or delegates to another device: not a stage schedule */
-            }
+    double t0 = xe_now();
+    double share = o->time_limit > 0 ? XE_PLAN_CHAIN_DP_SHARE * time_left(o, t_start) : XE_PLAN_CHAIN_DP_DEFAULT_S;
+    if (!(share > 0.01)) return XE_OK;
+    xe_schedule s;
+    xe_schedule_init(&s);
+    double c = INFINITY;
+    const char *status;
+    int r = xe_chain_dp_within(in, 0, t0 + share, &s, &c, &e2);
+    if (r == XE_OK) {
+        xe_stages st;
+        int cr = xe_stages_from_schedule(in, &s, &st, &e2);
+        if (cr == XE_OK && c < *best_cost * (1 - 1e-12)) {
+            xe_stages_clear(dp);
+            *dp = st;
+            *best = dp;
+            *best_cost = c;
+            res->name = "chain-dp";
+            res->time_best = xe_now() - t_start;
+            trace(res, res->time_best, c);
+            status = "valid";
+        } else if (cr == XE_OK) {
+            xe_stages_clear(&st);
+            status = "valid, not cheaper";
+        } else {
+            r = cr;
+            status = "not a stage schedule";
         }
-        xe_schedule_clear(&s);
-        if (r == XE_ENOMEM) return xe_err_set(err, r, "plan: chain DP: %s", e2.msg);
+    } else {
+        status = r == XE_ETIMEOUT ? "unknown at its time limit" : r == XE_EINFEASIBLE ? "no schedule of its class fits"
+                                                                                       : "failed";
     }
-    if (kept) {
-        res->name = "chain-dp";
-        res->time_best = xe_now() - t_start;
-        trace(res, res->time_best, *best_cost);
-    }
-    xe_plan_row r = {.method = "chain-dp",
-                     .status = kept ? "valid" : isfinite(found) ? "valid, not cheaper"
-                                                : copies ? "not a stage schedule (copies)" : "no schedule found",
-                     .objective = found,
-                     .bound = NAN,
-                     .gap = NAN,
-                     .time = xe_now() - t0,
-                     .milp_status = -1};
-    emit(o, res, &r);
+    xe_schedule_clear(&s);
+    if (r == XE_ENOMEM) return xe_err_set(err, r, "plan: chain DP: %s", e2.msg);
+    xe_plan_row row = {.method = "chain-dp",
+                       .status = status,
+                       .objective = c,
+                       .bound = NAN,
+                       .gap = NAN,
+                       .time = xe_now() - t0,
+                       .milp_status = -1};
+    emit(o, res, &row);
     return XE_OK;
 }
 

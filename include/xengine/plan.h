@@ -14,8 +14,8 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
-/* Most rows one call emits (portfolio, pebbling, greedy-random, descent, lns, milp; room
- * for two more). */
+/* Most rows one call emits (portfolio, chain-dp, pebbling, greedy-random, descent, lns,
+ * milp; room for one more). */
 #define XE_PLAN_MAX_ROWS 8
 
 typedef enum {
@@ -61,7 +61,8 @@ typedef struct xe_plan_row {
                             "checkpoint-all", "recompute-all"; "greedy" when it found
                             none); "greedy-random" (the portfolio's randomised
                             restarts where its greedy found nothing: "valid" or "no
-                            schedule found"); "pebbling" (status "valid (outside the stage
+                            schedule found"); "chain-dp" (docs/chain-dp.md, "In the
+                            planner"); "pebbling" (status "valid (outside the stage
                             structure)", "no schedule of any form fits (proven)" or
                             "unknown at its time limit"); "descent"; "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason

@@ -356,9 +356,7 @@ static void test_greedy_pins(void **state)
                 assert_int_equal(xe_heur_greedy_ex(in, 1, &b, &err), XE_OK);
                 double ca = xe_stages_cost(in, &a), cb = xe_stages_cost(in, &b);
                 assert_true(cb <= ca * (1 + 1e-12));
-                xe_sim_result r;
-                assert_int_equal(xe_stages_replay(in, &b, &r, &err), XE_OK);
-                assert_true(fabs(r.total_time - cb) <= 1e-9 * fmax(1.0, cb));
+                xe_test_assert_stages_valid(in, &b); /* replays at cb, within the budgets */
                 cases++;
                 if (cb < ca * (1 - 1e-9)) {
                     cheaper++;

@@ -79,7 +79,7 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
  * XE_PORTFOLIO_RANDOM_SEED, for max_seconds): their schedule, pruned, replaces *best
  * (may be empty, *best_cost then INFINITY; cost in seconds) when cheaper, and *which
  * (may be NULL) becomes "greedy-random". *found_cost = the restarts' schedule's cost
- * (INFINITY without one), *replaced = 1 when it replaced *best. No local improvement:
+ * (INFINITY without one), *replaced = 1 when it replaced *best (each may be NULL). No local improvement:
  * the caller decides. XE_OK when they found a schedule, XE_EINFEASIBLE when none (not a
  * proof), XE_EINVAL (max_seconds not finite or < 0), XE_ENOMEM. */
 int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
@@ -93,12 +93,19 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * expensive (it is restored if the final xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
 
+/* The portfolio's time for xe_heur_improve, seconds: 0.25, 0.1 above 300 nodes. */
+double xe_heur_improve_seconds(const xe_instance *in);
+
 /* Replays a stage schedule with the independent simulator: xe_stages_to_schedule, then
  * xe_sim_run into *res, and checks that the simulated total_time (seconds) equals
  * xe_stages_cost within 1e-6 relative. Returns XE_OK; the errors of those two calls
  * (XE_EINVAL: the simulator rejects it, naming the event); XE_EINTERNAL when the times
  * differ (a bug); XE_ENOMEM. What every planner does before it keeps a schedule. */
 int xe_stages_replay(const xe_instance *in, const xe_stages *st, xe_sim_result *res, xe_err *err);
+
+/* The same for an event list s whose planned cost is `cost` seconds (a pebbling
+ * schedule, docs/pebble.md): xe_sim_run into *res, then the cost check. */
+int xe_schedule_replay(const xe_instance *in, const xe_schedule *s, double cost, xe_sim_result *res, xe_err *err);
 
 /* ---- Lower bounds (docs/lns.md, "Bounds") ---- */
 

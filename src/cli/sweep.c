@@ -348,8 +348,9 @@ static int sweep_budgets(const opts *o)
     double rb = -INFINITY;
     for (int k = 0; k < np && !code; k++) {
         xe_sweep_cell *pl = &p[dir < 0 ? k : np - 1 - k].c[XE_SWEEP_PLANNER];
-        if (isfinite(pl->bound) && !pl->outside_stages) rb = fmax(rb, pl->bound);
-        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN && !pl->outside_stages) pl->bound = fmin(rb, pl->cost);
+        if (pl->outside_stages) continue;
+        if (isfinite(pl->bound)) rb = fmax(rb, pl->bound);
+        if (isfinite(rb) && pl->status != XE_SWEEP_PROVEN) pl->bound = fmin(rb, pl->cost);
     }
     for (int i = 0; i < np && !code && !o->json; i++) {
         const xe_sweep_cell *pl = &p[i].c[XE_SWEEP_PLANNER];

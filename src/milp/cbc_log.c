@@ -94,6 +94,14 @@ void xe_cbc_log_line(xe_cbc_log *lg, const char *line)
     }
 }
 
+/* The line collected so far, parsed and emptied. */
+static void parse_line(xe_cbc_log *lg)
+{
+    lg->line[lg->len] = '\0';
+    xe_cbc_log_line(lg, lg->line);
+    lg->len = 0;
+}
+
 static void *reader(void *arg)
 {
     xe_cbc_log *lg = arg;
@@ -103,30 +111,30 @@ static void *reader(void *arg)
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         for (ssize_t i = 0; i < k; i++) {
-            char c = buf[i];
-            if (c == '\n') {
-                lg->line[lg->len] = '\0';
-                xe_cbc_log_line(lg, lg->line);
-                lg->len = 0;
-            } else if (lg->len + 1 < sizeof lg->line) {
-                lg->line[lg->len++] = c; /* a longer line is cut: none we parse is */
-            }
+            if (buf[i] == '\n') parse_line(lg);
+            else if (lg->len + 1 < sizeof lg->line) lg->line[lg->len++] = buf[i]; /* a longer line
+                                                                is cut: none we parse is */
         }
     }
-    if (lg->len) {
-        lg->line[lg->len] = '\0';
-        xe_cbc_log_line(lg, lg->line);
-        lg->len = 0;
-    }
+    if (lg->len) parse_line(lg); /* the last line, without its newline */
     return NULL;
 }
 
-static void to_devnull(xe_cbc_log *lg)
+/* fd 1 onto /dev/null (nothing when /dev/null cannot be opened). */
+static void devnull_onto_stdout(void)
 {
     int devnull = open("/dev/null", O_WRONLY);
-    lg->saved_stdout = devnull >= 0 ? dup(STDOUT_FILENO) : -1;
-    if (lg->saved_stdout >= 0) dup2(devnull, STDOUT_FILENO);
-    if (devnull >= 0) close(devnull);
+    if (devnull >= 0 && devnull != STDOUT_FILENO) {
+        dup2(devnull, STDOUT_FILENO);
+        close(devnull);
+    }
+}
+
+/* The fallback without a reader: stdout saved, then onto /dev/null; times unknown. */
+static void to_devnull(xe_cbc_log *lg)
+{
+    lg->saved_stdout = dup(STDOUT_FILENO);
+    if (lg->saved_stdout >= 0) devnull_onto_stdout();
 }
 
 void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
@@ -140,17 +148,10 @@ void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
     lg->tbest = lg->tfirst = -1;
     lg->last_print = t0;
     lg->rfd = lg->saved_stdout = -1;
-    pthread_mutex_lock(&stdout_lock);
-    lg->locked = 1;
+    pthread_mutex_lock(&stdout_lock); /* released by xe_cbc_log_stop */
     fflush(stdout);
-    if (fcntl(STDOUT_FILENO, F_GETFD) == -1) { /* stdout closed: occupy fd 1 first, so the
-                                                 pipe below cannot land on it */
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0 && devnull != STDOUT_FILENO) {
-            dup2(devnull, STDOUT_FILENO);
-            close(devnull);
-        }
-    }
+    /* stdout closed: occupy fd 1 first, so the pipe below cannot land on it */
+    if (fcntl(STDOUT_FILENO, F_GETFD) == -1) devnull_onto_stdout();
     int fds[2];
     if (pipe(fds) != 0) {
         to_devnull(lg);
@@ -175,11 +176,7 @@ void xe_cbc_log_start(xe_cbc_log *lg, double t0, double objconst, int print)
     if (pthread_create(&lg->thread, NULL, reader, lg) != 0) {
         close(lg->rfd);
         lg->rfd = -1;
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) {
-            dup2(devnull, STDOUT_FILENO);
-            close(devnull);
-        }
+        devnull_onto_stdout();
         return;
     }
     lg->running = 1;
@@ -199,6 +196,5 @@ void xe_cbc_log_stop(xe_cbc_log *lg)
     }
     if (lg->rfd >= 0) close(lg->rfd);
     lg->rfd = -1;
-    if (lg->locked) pthread_mutex_unlock(&stdout_lock);
-    lg->locked = 0;
+    pthread_mutex_unlock(&stdout_lock);
 }

@@ -24,7 +24,7 @@ typedef struct xe_cbc_log {
     double tfirst;    /* CBC's seconds at the first solution; -1 before any */
     /* private */
     double last_print;
-    int rfd, saved_stdout, running, locked;
+    int rfd, saved_stdout, running;
     pthread_t thread;
     char line[1024];
     size_t len;

@@ -1073,6 +1073,13 @@ static int lz_eval(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double u
     return 0;
 }
 
+/* The deadline of z's evaluations and of its delegates' (0: none). */
+static void lz_set_deadline(xe_cdp_lazy *z, double deadline)
+{
+    z->deadline = deadline;
+    for (int j = 0; j < z->ndz; j++) z->dz[j]->deadline = deadline;
+}
+
 int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err)
 {
     lz_ent e;
@@ -1243,14 +1250,9 @@ int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offl
                 }
             }
         }
-        z->deadline = deadline;
-        for (int e = 0; ze && e < in->ndev; e++)
-            if (ze[e]) ze[e]->deadline = deadline;
+        lz_set_deadline(z, deadline); /* its delegates' too */
         rc = xe_cdp_lazy_query(z, B, &pred, err);
-        /* the answer is in the cache: its reconstruction runs to the end */
-        z->deadline = 0;
-        for (int e = 0; ze && e < in->ndev; e++)
-            if (ze[e]) ze[e]->deadline = 0;
+        lz_set_deadline(z, 0.0); /* the answer is in the cache: its reconstruction runs to the end */
     } else {
         rc = xe_cdp_solve(&m, B, &t, err);
         if (rc) goto out_model;

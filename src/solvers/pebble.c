@@ -615,10 +615,9 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
     int n = g->n, rc = XE_OK;
     dtr t = {in, d, mode, B, 0, calloc((size_t)n, 1), calloc((size_t)n, sizeof(int)),
              calloc((size_t)n, sizeof(double)), 0, out};
-    uint8_t *res0 = malloc((size_t)n);
-    double *stamp0 = malloc((size_t)n * sizeof *stamp0);
+    uint8_t *res0 = malloc((size_t)n); /* what was resident before v, for the frees */
     int *last = malloc((size_t)n * sizeof *last);
-    if (!t.res || !t.pin || !t.stamp || !res0 || !stamp0 || !last) rc = XE_ENOMEM;
+    if (!t.res || !t.pin || !t.stamp || !res0 || !last) rc = XE_ENOMEM;
     for (int v = 0; v < n && !rc; v++) {
         int u = xe_graph_last_use(g, v);
         last[v] = u > v ? u : v;
@@ -629,19 +628,15 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
             break;
         }
         int len0 = out->len;
-        int64_t cur0 = t.cur;
-        double clock0 = t.clock;
         memcpy(res0, t.res, (size_t)n);
-        memcpy(stamp0, t.stamp, (size_t)n * sizeof *stamp0);
         int r = dtr_ensure(&t, v, 0);
         if (r == XE_ENOMEM) rc = r;
-        else if (r) { /* stuck: back to the state before v, then v from scratch */
+        else if (r) { /* stuck: back to the events before v, everything then resident freed
+                       * (so no stamp or clock of before matters: stamps are read only for
+                       * resident tensors), then v from scratch */
             out->len = len0;
             memcpy(t.res, res0, (size_t)n);
-            memcpy(t.stamp, stamp0, (size_t)n * sizeof *stamp0);
             memset(t.pin, 0, (size_t)n * sizeof *t.pin);
-            t.cur = cur0;
-            t.clock = clock0;
             for (int x = 0; x < n && !rc; x++)
                 if (t.res[x]) {
                     t.res[x] = 0;
@@ -662,7 +657,7 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
                 rc = xe_schedule_push(out, XE_EV_FREE, x, d, -1);
             }
     }
-    free(t.res), free(t.pin), free(t.stamp), free(res0), free(stamp0), free(last);
+    free(t.res), free(t.pin), free(t.stamp), free(res0), free(last);
     return rc;
 }
 

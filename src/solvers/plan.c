@@ -415,7 +415,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             goto out;
         }
         if (replaced) { /* improved like the portfolio's own best */
-            rrc = xe_heur_improve(in, &heur, in->g->n > 300 ? 0.1 : 0.25, &e2);
+            rrc = xe_heur_improve(in, &heur, xe_heur_improve_seconds(in), &e2);
             if (rrc) {
                 rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
                 goto out;

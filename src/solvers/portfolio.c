@@ -74,13 +74,14 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
     return XE_OK;
 }
 
-/* Keeps cand in best when it is cheaper (or best is empty); cand is consumed. 1 when it
- * was kept. */
+/* Keeps cand, pruned, in best when it is cheaper (or best is empty); cand is consumed;
+ * *cand_cost (may be NULL) = its cost. 1 when it was kept. */
 static int keep_better(const xe_instance *in, xe_stages *best, double *best_cost, const char **which,
-                       xe_stages *cand, const char *name)
+                       xe_stages *cand, const char *name, double *cand_cost)
 {
     xe_stages_prune(in, cand);
     double c = xe_stages_cost(in, cand);
+    if (cand_cost) *cand_cost = c;
     int kept = !best->R || c < *best_cost - 1e-12 * fmax(1.0, fabs(c));
     if (kept) {
         xe_stages_clear(best);
@@ -98,13 +99,12 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
                      const char **which, double *found_cost, int *replaced, xe_err *err)
 {
     xe_stages cand;
-    *found_cost = INFINITY;
-    *replaced = 0;
+    if (found_cost) *found_cost = INFINITY;
+    if (replaced) *replaced = 0;
     int rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, max_seconds, &cand, NULL, err);
     if (rc) return rc;
-    xe_stages_prune(in, &cand);
-    *found_cost = xe_stages_cost(in, &cand);
-    *replaced = keep_better(in, best, best_cost, which, &cand, "greedy-random");
+    int kept = keep_better(in, best, best_cost, which, &cand, "greedy-random", found_cost);
+    if (replaced) *replaced = kept;
     return XE_OK;
 }
 
@@ -124,21 +124,21 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     xe_err first = {{0}}, e2;
     int rc = xe_heur_greedy_ex(in, improve, &cand, &first);
     int greedy_found = rc == XE_OK;
-    if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy");
+    if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
     /* the simple lower bound is attained: nothing can beat the greedy */
     if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return XE_OK;
     for (int d = 0; d < in->ndev; d++) {
         rc = xe_heur_checkpoint_all(in, d, &cand, &e2);
         int cp_ok = rc == XE_OK;
-        if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all");
+        if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);
         else if (rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
         if (cp_ok) continue; /* recompute-all computes a superset: never cheaper on d */
         rc = xe_heur_recompute_all(in, d, &cand, NULL, &e2);
-        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all");
+        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all", NULL);
         else if (rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
             return xe_err_set(err, rc, "%s", e2.msg);
@@ -149,16 +149,14 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     double left = random_seconds - (xe_now() - t0);
     int restarted = !greedy_found && left > 0;
     if (restarted) {
-        double found;
-        int kept;
-        rc = xe_heur_restarts(in, left, out, &best_cost, which, &found, &kept, &e2);
+        rc = xe_heur_restarts(in, left, out, &best_cost, which, NULL, NULL, &e2);
         if (rc != XE_OK && rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
     }
     if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
-    double imp_s = in->g->n > 300 ? 0.1 : 0.25;
+    double imp_s = xe_heur_improve_seconds(in);
     if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
         imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
     return improve ? xe_heur_improve(in, out, imp_s, err) : XE_OK;
@@ -176,6 +174,8 @@ static int cmp_gain(const void *a, const void *b)
     double x = ((const move_cand *)a)->gain, y = ((const move_cand *)b)->gain;
     return (x < y) - (x > y);
 }
+
+double xe_heur_improve_seconds(const xe_instance *in) { return in->g->n > 300 ? 0.1 : 0.25; }
 
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
 {

@@ -55,6 +55,18 @@ static void fill(const xe_sweep_opts *o, const xe_sim_result *r, const char *wha
     c->outside_stages = 0;
 }
 
+/* c from a replay's outcome rc (xe_stages_replay, xe_schedule_replay): filled (status
+ * FOUND) when it passed, else the error, every one a bug (XE_EINTERNAL) but memory. */
+static int judged(int rc, const xe_sim_result *r, const xe_err *e2, const xe_sweep_opts *o, const char *what,
+                  xe_sweep_cell *c, xe_err *err)
+{
+    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
+    if (rc == XE_EINTERNAL) return xe_err_set(err, rc, "sweep: %s: %s", what, e2->msg);
+    if (rc) return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what, e2->msg);
+    fill(o, r, what, c);
+    return XE_OK;
+}
+
 /* Replays st in the simulator and fills c from it (status FOUND). The cost is the
  * simulator's; it must equal the stage objective (else a bug: XE_EINTERNAL). */
 static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages *st, const char *what,
@@ -62,12 +74,7 @@ static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages 
 {
     xe_err e2 = {{0}};
     xe_sim_result r;
-    int rc = xe_stages_replay(in, st, &r, &e2);
-    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
-    if (rc == XE_EINTERNAL) return xe_err_set(err, rc, "sweep: %s: %s", what, e2.msg);
-    if (rc) return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what, e2.msg);
-    fill(o, &r, what, c);
-    return XE_OK;
+    return judged(xe_stages_replay(in, st, &r, &e2), &r, &e2, o, what, c, err);
 }
 
 /* The same for an event list (the planner's pebbling schedule, docs/pebble.md): replayed
@@ -77,14 +84,9 @@ static int judge_events(const xe_instance *in, const xe_sweep_opts *o, const xe_
 {
     xe_err e2 = {{0}};
     xe_sim_result r;
-    int rc = xe_sim_run(in, s, &r, &e2);
-    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "sweep: %s: out of memory", what);
-    if (rc || fabs(r.total_time - objective) > 1e-6 * fmax(1.0, objective))
-        return xe_err_set(err, XE_EINTERNAL, "sweep: the %s schedule fails the simulator (a bug): %s", what,
-                          rc ? e2.msg : "its time differs from the planner's");
-    fill(o, &r, what, c);
-    c->outside_stages = 1;
-    return XE_OK;
+    int rc = judged(xe_schedule_replay(in, s, objective, &r, &e2), &r, &e2, o, what, c, err);
+    if (rc == XE_OK) c->outside_stages = 1;
+    return rc;
 }
 
 /* One baseline on device d into st (initialised by the callee): XE_OK, XE_EINFEASIBLE

@@ -159,7 +159,7 @@ err "unknown option" 1 "$g" --frobnicate
 # 55% gets the planner's pebbling schedule, whose bound is every node once (the sum of
 # the graph's durations, in ms, read here with awk from the file), not a stage bound
 # carried from 60%; at 50% no schedule of any form exists
-n100=../shared/graphs/random_layered_n100.json
+n100=${XE_SHARED_GRAPHS:-../shared/graphs}/random_layered_n100.json
 if [ -r "$n100" ]; then
   "$xe" sweep "$n100" --devices gpu --from 60 --to 50 --step 5 --time-limit 2 --csv "$tmp/p.csv" -q >/dev/null 2>"$tmp/err"
   check "n100 sweep: exit 0" "$?" 0

@@ -121,13 +121,30 @@ static void test_against_brute_force(void **state)
         assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
         int src = xe_bf_stage_solve(in, &sbf, NULL, &err);
         assert_true(src == XE_OK || src == XE_EINFEASIBLE);
-        xe_pebble *p = xe_pebble_new(in->g, 0);
-        assert_non_null(p);
-        xe_pebble_answer a = xe_pebble_feasible(p, in->dev[0].budget, INFINITY, NULL);
-        if (a != (rc == XE_OK ? XE_PEBBLE_YES : XE_PEBBLE_NO)) {
-            print_error("seed %llu n=%d budget %lld: pebbling %d, event brute force %d\n", (unsigned long long)seed,
-                        n, (long long)in->dev[0].budget, (int)a, rc);
-            fail();
+        /* every member order (each one alone, and the two in turn) answers exactly */
+        static const int orders[] = {XE_PEBBLE_ORDER_INDEX, XE_PEBBLE_ORDER_ALAP, XE_PEBBLE_ORDER_TURNS};
+        xe_pebble *p = NULL;
+        xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
+        for (int o = 0; o < 3; o++) {
+            xe_pebble_free(p);
+            p = xe_pebble_new(in->g, 0);
+            assert_non_null(p);
+            xe_pebble_set_order(p, orders[o]);
+            a = xe_pebble_feasible(p, in->dev[0].budget, INFINITY, NULL);
+            if (a != (rc == XE_OK ? XE_PEBBLE_YES : XE_PEBBLE_NO)) {
+                print_error("seed %llu n=%d budget %lld order %d: pebbling %d, event brute force %d\n",
+                            (unsigned long long)seed, n, (long long)in->dev[0].budget, orders[o], (int)a, rc);
+                fail();
+            }
+            if (a == XE_PEBBLE_YES && o < 2) { /* each order's schedule is valid */
+                xe_schedule s;
+                xe_schedule_init(&s);
+                xe_pebble_answer a2 = XE_PEBBLE_NO;
+                assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a2, NULL, NULL, &err), XE_OK);
+                assert_int_equal(a2, XE_PEBBLE_YES);
+                assert_true(replay(in, &s) >= bf - 1e-9);
+                xe_schedule_clear(&s);
+            }
         }
         /* stage schedules are event lists */
         if (src == XE_OK) assert_int_equal(a, XE_PEBBLE_YES);
@@ -195,6 +212,27 @@ static void test_shared_n100(void **state)
     xe_instance_free(in);
 }
 
+/* random_layered_n250 one GPU at 60% of its no-recomputation peak (0.6 % above the
+ * largest footprint): the highest-index order alone found no answer in 900 s, the ALAP
+ * order finds a witness for every node in about a second; in turn they find them too.
+ * (Each order's schedules are replayed in test_against_brute_force; building the
+ * candidates here would take ten times the search.) */
+static void test_shared_n250_tight(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_shared_instance("random_layered_n250.json", "gpu", 0.6);
+    xe_pebble *p = xe_pebble_new(in->g, 0);
+    assert_non_null(p);
+    double t0 = xe_now();
+    int blocker = -2;
+    assert_int_equal(xe_pebble_feasible(p, in->dev[0].budget, t0 + 60, &blocker), XE_PEBBLE_YES);
+    assert_int_equal(blocker, -1);
+    printf("random_layered_n250 at 60%% (%lld B): every node reachable, shown in %.2f s\n",
+           (long long)in->dev[0].budget, xe_now() - t0);
+    xe_pebble_free(p);
+    xe_instance_free(in);
+}
+
 static void test_deadline_passed(void **state)
 {
     (void)state;
@@ -218,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_hand_example),
         cmocka_unit_test(test_against_brute_force),
         cmocka_unit_test(test_shared_n100),
+        cmocka_unit_test(test_shared_n250_tight),
         cmocka_unit_test(test_deadline_passed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

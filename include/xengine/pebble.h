@@ -55,6 +55,17 @@ xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes);
 /* Frees p (NULL: no-op). */
 void xe_pebble_free(xe_pebble *p);
 
+/* Member orders of the search (docs/pebble.md, "Two orders"): which member of a set is
+ * tried first as the last computed. INDEX: the highest node index first; ALAP: the
+ * latest in the as-late-as-possible topological order (longest path to a sink, shortest
+ * last; ties by index) first; TURNS (the default): the two in turn, each for a slice of
+ * time that doubles every round (from 5 ms), the memo shared, so a question costs at most
+ * about four times the faster order's time; xe_pebble_schedule also builds witnesses in
+ * the ALAP order. Every order gives the same answers (YES/NO are exact), only their speed
+ * and the schedules differ. Other values mean TURNS. */
+enum { XE_PEBBLE_ORDER_TURNS = -1, XE_PEBBLE_ORDER_INDEX = 0, XE_PEBBLE_ORDER_ALAP = 1 };
+void xe_pebble_set_order(xe_pebble *p, int order);
+
 /* Can node v be computed on one device with budget bytes resident at most: its footprint
  * fits and reach(inputs(v), budget)? Stops at the wall-clock deadline (xe_now() seconds;
  * INFINITY: none) with XE_PEBBLE_UNKNOWN. */

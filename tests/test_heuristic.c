@@ -341,7 +341,7 @@ static void test_greedy_random_training(void **state)
 static void test_greedy_pins(void **state)
 {
     (void)state;
-    int cases = 0, cheaper = 0;
+    int cases = 0, cheaper = 0, cut_dearer = 0;
     double saved = 0;
     for (int ndev = 1; ndev <= 2; ndev++)
         for (uint64_t seed = 1; seed <= 12; seed++) {
@@ -362,15 +362,40 @@ static void test_greedy_pins(void **state)
                     cheaper++;
                     saved += 1 - cb / ca;
                 }
+                /* a deadline: none (the same schedule), or passed (the first variant that
+                 * finds a schedule, no pins: never cheaper, still valid) */
+                xe_stages c, d;
+                assert_int_equal(xe_heur_greedy_within(in, 1, INFINITY, &c, &err), XE_OK);
+                assert_true(xe_stages_cost(in, &c) == cb);
+                assert_int_equal(xe_heur_greedy_within(in, 1, xe_now() - 1, &d, &err), XE_OK);
+                double cd = xe_stages_cost(in, &d);
+                assert_true(cd >= cb * (1 - 1e-12));
+                xe_test_assert_stages_valid(in, &d);
+                cut_dearer += cd > cb * (1 + 1e-9);
+                /* the portfolio with a passed deadline: its greedy's schedule, not improved */
+                xe_stages e, f;
+                const char *w = NULL;
+                assert_int_equal(xe_heur_best_ex(in, &e, &w, 1, 0.0, &err), XE_OK);
+                assert_int_equal(xe_heur_best_within(in, &f, &w, 1, 0.0, xe_now() - 1, &err), XE_OK);
+                assert_string_equal(w, "greedy");
+                xe_test_assert_stages_valid(in, &f);
+                assert_true(xe_stages_cost(in, &f) >= xe_stages_cost(in, &e) * (1 - 1e-12));
+                assert_true(xe_stages_cost(in, &f) <= cd * (1 + 1e-12)); /* pruned, never dearer */
                 xe_stages_clear(&a);
                 xe_stages_clear(&b);
+                xe_stages_clear(&c);
+                xe_stages_clear(&d);
+                xe_stages_clear(&e);
+                xe_stages_clear(&f);
             }
             xe_instance_free(in);
         }
-    printf("pins: %d schedules, %d cheaper than without pins (mean saving among them %.2f%%), none dearer\n", cases,
-           cheaper, cheaper ? 100 * saved / cheaper : 0.0);
+    printf("pins: %d schedules, %d cheaper than without pins (mean saving among them %.2f%%), none dearer; with a "
+           "passed deadline %d dearer\n",
+           cases, cheaper, cheaper ? 100 * saved / cheaper : 0.0, cut_dearer);
     assert_true(cases > 0);
     assert_true(cheaper > 0);
+    assert_true(cut_dearer > 0);
 }
 
 /* DAGs with edges from anywhere before: near the smallest footprint the greedy may fail

@@ -19,6 +19,13 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
  * schedule exists matters, e.g. the budget bisections). Same returns. */
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err);
 
+/* xe_heur_greedy_ex that, once it holds a schedule, starts no further variant or pin
+ * after deadline (xe_now() seconds; INFINITY: none). The first schedule is always
+ * finished: a pass in progress is not interrupted, so on a graph of thousands of nodes
+ * the call can end up to one pass (about 0.4 s at 5,000 nodes) after the deadline, or
+ * later while no variant has found a schedule. Same returns. */
+int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err);
+
 /* Randomised restarts of the greedy (docs/heuristic.md, "Randomised restarts"), for
  * budgets where xe_heur_greedy finds nothing: runs of its variants in turn (each with
  * its restart passes), each eviction score multiplied by a factor drawn uniformly from
@@ -74,6 +81,13 @@ int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_e
  * (0: none). */
 int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
                     xe_err *err);
+
+/* xe_heur_best_ex that keeps to a deadline (xe_now() seconds; INFINITY: none) once it
+ * holds a schedule: the greedy as xe_heur_greedy_within, then no checkpoint-all or
+ * recompute-all, and the local improvement cut to what is left (none past it). The
+ * schedule it holds is returned as usual (pruned, checked). Same returns. */
+int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **which, int improve,
+                        double random_seconds, double deadline, xe_err *err);
 
 /* The portfolio's randomised greedy restarts on their own (xe_heur_greedy_random, seed
  * XE_PORTFOLIO_RANDOM_SEED, for max_seconds): their schedule, pruned, replaces *best

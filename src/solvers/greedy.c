@@ -655,10 +655,11 @@ static int check_footprints(const xe_instance *in, xe_err *err)
 }
 
 /* The deterministic variants (noise = 0), their best improved by pins when pins is set,
- * or randomised passes cycling through the variants until one finds a schedule or
+ * none started after deadline (xe_now() seconds) once a schedule is in hand; or
+ * randomised passes cycling through the variants until one finds a schedule or
  * max_seconds have passed (noise > 0). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
-                      xe_stages *out, int *tries, xe_err *err)
+                      double deadline, xe_stages *out, int *tries, xe_err *err)
 {
     const xe_graph *g = in->g;
     int n = g->n, D = in->ndev;
@@ -695,7 +696,8 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     for (;; k++) {
         if (noise > 0) {
             if (best < INFINITY || (k > 0 && xe_now() - t0 >= max_seconds) || k >= XE_GREEDY_RANDOM_MAX_RUNS) break;
-        } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12)) {
+        } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
+                   (best < INFINITY && xe_now() > deadline)) {
             break;
         }
         int t = greedy_variant(&c, k % nv, &passes);
@@ -714,7 +716,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     }
     /* the deterministic greedy's schedule, improved by pins within a budget of time */
     if (pins && noise == 0 && best < INFINITY && best > lower * (1 + 1e-12) &&
-        pin_improve(&c, best_v, out, &best, xe_now() + XE_GREEDY_PIN_SECONDS) == XE_ENOMEM) {
+        pin_improve(&c, best_v, out, &best, fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM) {
         ctx_free(&c);
         xe_stages_clear(&work);
         xe_stages_clear(out);
@@ -749,7 +751,12 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return 
 
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, out, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, err);
+}
+
+int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err)
+{
+    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, err);
 }
 
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
@@ -759,5 +766,5 @@ int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_secon
         memset(out, 0, sizeof *out);
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, out, tries, err);
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, tries, err);
 }

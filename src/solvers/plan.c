@@ -333,9 +333,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double t_events = 0;        /* when the pebbling schedule was in hand */
     int rc;
 
-    /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b */
+    /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b;
+     * once it holds a schedule it starts nothing more after the time limit (on graphs of
+     * thousands of nodes its variants, pins and improvement take seconds) */
     const char *which = "greedy";
-    int hrc = xe_heur_best_ex(in, &heur, &which, 1, 0.0, &e2);
+    double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
+    int hrc = xe_heur_best_within(in, &heur, &which, 1, 0.0, h_deadline, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {

@@ -116,19 +116,25 @@ int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_e
 int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
                     xe_err *err)
 {
+    return xe_heur_best_within(in, out, which, improve, random_seconds, INFINITY, err);
+}
+
+int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **which, int improve,
+                        double random_seconds, double deadline, xe_err *err)
+{
     double t0 = xe_now();
     memset(out, 0, sizeof *out);
     if (which) *which = "none";
     double best_cost = INFINITY;
     xe_stages cand;
     xe_err first = {{0}}, e2;
-    int rc = xe_heur_greedy_ex(in, improve, &cand, &first);
+    int rc = xe_heur_greedy_within(in, improve, deadline, &cand, &first);
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
     /* the simple lower bound is attained: nothing can beat the greedy */
     if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return XE_OK;
-    for (int d = 0; d < in->ndev; d++) {
+    for (int d = 0; d < in->ndev && !(out->R && xe_now() > deadline); d++) {
         rc = xe_heur_checkpoint_all(in, d, &cand, &e2);
         int cp_ok = rc == XE_OK;
         if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);
@@ -159,7 +165,8 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
     double imp_s = xe_heur_improve_seconds(in);
     if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
         imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
-    return improve ? xe_heur_improve(in, out, imp_s, err) : XE_OK;
+    imp_s = fmin(imp_s, deadline - xe_now());
+    return improve && imp_s > 0 ? xe_heur_improve(in, out, imp_s, err) : XE_OK;
 }
 
 /* ---- local improvement: keep instead of recompute ---- */

@@ -33,8 +33,8 @@ struct xe_pebble {
     long expansions;
     int timed_out;
     /* member orders (docs/pebble.md, "Two orders"): order 0 tries the highest index
-     * first, order 1 the highest rank of by_rank, the as-late-as-possible order; the
-     * search in progress uses `order` */
+     * first, order 1 the latest position in the as-late-as-possible order (alap_rank,
+     * alap_node); the search in progress uses `order` */
     int order;
     int only;          /* -1: the orders in turn (xe_pebble_node); 0 or 1: that one only */
     int mode;          /* xe_pebble_set_order's setting: what `only` returns to */
@@ -323,7 +323,7 @@ xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double dead
             add(p->lv[0], v);
             xe_pebble_answer a = reach(p, 0, p->g->nodes[v].mem, budget);
             if (a != XE_PEBBLE_UNKNOWN || p->deadline >= deadline) return a;
-            if (!p->timed_out) return a; /* out of memo or depth, not of time: as with one order */
+            if (!p->timed_out) return a; /* the depth limit or an allocation, not the time: as with one order */
         }
         slice *= 2;
     }
@@ -823,7 +823,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     /* witness budgets (fractions of the way from the largest footprint to B) and the
      * member order of their search (-1: in turn, as xe_pebble_node) */
     static const double tighter[] = {1.0, 1.0, 0.85, 0.7, 0.5, 0.0};
-    static const int only[] = {-1, 1, -1, -1, -1, -1};
+    static const int pass_order[] = {-1, 1, -1, -1, -1, -1};
     xe_schedule cand;
     xe_schedule_init(&cand);
     double best = INFINITY, t_more = deadline;
@@ -832,10 +832,10 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         int64_t wb = fp + (int64_t)(tighter[k] * (double)(B - fp));
         if (k > 0) {
             double now = xe_now();
-            if (now > t_more || (wb >= B && only[k] < 0)) break;
-            if (only[k] >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue; /* a fixed order: no second */
+            if (now > t_more || (wb >= B && pass_order[k] < 0)) break;
+            if (pass_order[k] >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue; /* a fixed order: no second */
             memo_reset(p);
-            p->only = only[k] >= 0 ? only[k] : p->mode;
+            p->only = pass_order[k] >= 0 ? pass_order[k] : p->mode;
             a = xe_pebble_feasible(p, wb, t_more, NULL);
             if (a != XE_PEBBLE_YES) {
                 p->only = p->mode;

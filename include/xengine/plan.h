@@ -26,7 +26,7 @@ typedef enum {
                          and no MILP runs; the MILP is also skipped when LNS proved its
                          schedule within rel_gap. Without any start schedule: on one device
                          the exact search over all schedules (pebbling, docs/pebble.md) for
-                         a tenth of the time, at least min(1 s, a quarter of the limit)
+                         a tenth of the time, at least min(2 s, a quarter of the limit)
                          (done when it proves that nothing
                          fits; its schedule stays unless a stage schedule is as cheap), then
                          budget descent
@@ -111,7 +111,7 @@ typedef struct xe_plan_opts {
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the
-                            time left (before budget descent), at least min(1 s, a quarter
+                            time left (before budget descent), at least min(2 s, a quarter
                             of the limit), at most what is left of it (0) */
     int no_chain_dp;     /* 1: never run the chain DP (docs/chain-dp.md), which otherwise
                             runs right after the portfolio on one-device training chains of

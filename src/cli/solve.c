@@ -60,7 +60,7 @@ static void help(FILE *f)
             "                   pebbling: a schedule outside the stage structure, kept\n"
             "                   unless a stage schedule is as cheap, or a proof that none\n"
             "                   fits), for a tenth of the time left (before budget\n"
-            "                   descent), at least min(1 s, a quarter of the limit)\n"
+            "                   descent), at least min(2 s, a quarter of the limit)\n"
             "                   (docs/pebble.md);\n"
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"

@@ -66,6 +66,13 @@ static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn
     xe_err e = {{0}};
     wire w;
     memset(&w, 0, sizeof w);
+    /* A crash here must end this process, whatever handlers the caller installed (a
+     * test framework's longjmp, a host's fault handler would run the caller's code in
+     * the child): CBC 2.10 crashes in CglPreProcess::postProcess when its limit stops
+     * preprocessing (seen in test_plan's 0.4 s solves); the parent then reads the end of
+     * the pipe at once and reports a crash instead of waiting for its deadline. */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++) signal(fatal[k], SIG_DFL);
     xe_cbc_log_after_fork();
     w.rc = solve(in, o, &r, &e);
     w.status = (int)r.status;

@@ -44,6 +44,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "sweep")) return xe_cli_sweep(argc - 1, argv + 1);
     if (!strcmp(argv[1], "run")) return xe_cli_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "profile")) return xe_cli_profile(argc - 1, argv + 1);
-    fprintf(stderr, "xengine: unknown command '%s' (try 'xengine --help')\n", argv[1]);
+    fprintf(stderr, "xengine: error: unknown command '%s' (try 'xengine --help')\n", argv[1]);
     return XE_EXIT_USAGE;
 }

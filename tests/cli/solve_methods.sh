@@ -29,6 +29,14 @@ has "heuristic: objective" '"objective_s":0.00977012499999' "$tmp/out"
 rc=$?
 [ $rc -eq 0 ] && ok "chen-sqrt: exit 0" || bad "chen-sqrt: exit $rc: $(cat "$tmp/err")"
 has "chen-sqrt: method" '"method":"chen-sqrt"' "$tmp/out"
+# a baseline's summary carries what every solve's does: its row, the replay's totals and
+# the per-device table (they were missing), the replayed total equal to the objective
+has "chen-sqrt: methods row" '"methods":[{"method":"chen-sqrt","status":"valid"' "$tmp/out"
+has "chen-sqrt: devices" '"devices":[{"name":"gpu"' "$tmp/out"
+obj=$(sed -n 's/.*"objective_s":\([^,]*\),.*/\1/p' "$tmp/out" | head -1)
+tot=$(sed -n 's/.*"total_time_s":\([^,]*\),.*/\1/p' "$tmp/out")
+[ -n "$obj" ] && [ "$obj" = "$tot" ] && ok "chen-sqrt: total_time_s = objective_s ($tot)" ||
+    bad "chen-sqrt: total_time_s '$tot' against objective_s '$obj'"
 "$xe" solve "$g" --method bogus -o "$tmp/b.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && ok "unknown method: exit 1" || bad "unknown method: exit $rc"

@@ -163,7 +163,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         return rc;
     }
     if (!r.status)
-        r.status = mr->killed ? "stopped at the time limit (CBC overran it)" : xe_milp_status_str(mr->status);
+        r.status = mr->killed ? "stopped at the time limit (CBC killed: it did not stop at its own)" : xe_milp_status_str(mr->status);
     r.objective = mr->sol.R ? mr->objective : INFINITY;
     r.bound = mr->bound;
     r.gap = mr->sol.R ? rel_gap(mr->objective, mr->bound) : NAN;

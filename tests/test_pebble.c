@@ -229,6 +229,26 @@ static void test_shared_n250_tight(void **state)
     assert_int_equal(blocker, -1);
     printf("random_layered_n250 at 60%% (%lld B): every node reachable, shown in %.2f s\n",
            (long long)in->dev[0].budget, xe_now() - t0);
+    /* the smallest budget under a deadline (rounds of bisection, docs/pebble.md): a
+     * proven lower end no lower than the largest footprint, and a schedule at the upper */
+    int64_t lo = 0, hi = 0, fp = xe_instance_min_footprint(in->g), peak = xe_instance_norecompute_peak(in->g);
+    int exact = 1;
+    xe_err err = {{0}};
+    xe_pebble_free(p);
+    p = xe_pebble_new(in->g, 0);
+    assert_non_null(p);
+    assert_int_equal(xe_pebble_min_budget(p, fp, peak, xe_now() + 2, &lo, &hi, &exact, NULL, &err), XE_OK);
+    assert_true(fp <= lo && lo <= hi && hi <= peak);
+    in->dev[0].budget = hi;
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_pebble_answer a = XE_PEBBLE_NO;
+    assert_int_equal(xe_pebble_schedule(p, in, 0, xe_now() + 30, &s, &a, NULL, NULL, &err), XE_OK);
+    assert_int_equal(a, XE_PEBBLE_YES);
+    replay(in, &s); /* within the budget hi */
+    printf("  smallest budget within 2 s: [%.2f%%, %.2f%%] of the peak (exact %d)\n", 100.0 * (double)lo / (double)peak,
+           100.0 * (double)hi / (double)peak, exact);
+    xe_schedule_clear(&s);
     xe_pebble_free(p);
     xe_instance_free(in);
 }

@@ -358,31 +358,42 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
     /* Bisection on the budget. A yes (a schedule exists) lowers hi; a no (some node cannot
      * be computed) is a proof and raises the proven lower bound; an unknown (the probe's
      * share of the time ran out) moves only the bisection's own lo, so that hi still
-     * comes down from cheap yes answers. Each probe gets an eighth of the time left. */
+     * comes down from cheap yes answers. Each probe gets an eighth of the time left.
+     * Where unknowns ended a round with time left, the next round bisects again between
+     * the proven bound and hi, its probes with twice the share (a quarter, then half,
+     * then all of what is left), the memo keeping what the earlier probes proved:
+     * random_layered_n250 one GPU, 7 s: 62.47% of the peak instead of the one round's
+     * 67.86%. */
     int64_t proven = *lower, lo = *lower, hi = upper0;
     /* is lower0 itself enough? */
     if (lo == hi) {
         *exact = 1;
         return XE_OK;
     }
-    lo--; /* the bisection asks (lo, hi]; lo is "not shown to admit a schedule" */
     if (proven > 0) proven--;
     int arg = -1;
-    while (hi - lo > 1) {
-        double now = xe_now();
-        if (now >= deadline) break;
-        int64_t mid = lo + (hi - lo) / 2;
-        int blk = -1;
-        xe_pebble_answer a = xe_pebble_feasible(p, mid, now + (deadline - now) / 8, &blk);
-        if (a == XE_PEBBLE_YES) {
-            hi = mid;
-        } else {
-            lo = mid;
-            if (a == XE_PEBBLE_NO && mid > proven) {
-                proven = mid;
-                arg = blk;
+    for (double share = 0.125;; share = fmin(1.0, 2 * share)) {
+        /* the bisection asks (lo, hi]; lo is "not shown to admit a schedule" */
+        lo = share == 0.125 ? *lower - 1 : proven;
+        int unknown = 0;
+        while (hi - lo > 1) {
+            double now = xe_now();
+            if (now >= deadline) break;
+            int64_t mid = lo + (hi - lo) / 2;
+            int blk = -1;
+            xe_pebble_answer a = xe_pebble_feasible(p, mid, now + (deadline - now) * share, &blk);
+            if (a == XE_PEBBLE_YES) {
+                hi = mid;
+            } else {
+                lo = mid;
+                unknown |= a == XE_PEBBLE_UNKNOWN;
+                if (a == XE_PEBBLE_NO && mid > proven) {
+                    proven = mid;
+                    arg = blk;
+                }
             }
         }
+        if (!unknown || hi - proven <= 1 || xe_now() >= deadline || share >= 1.0) break;
     }
     *lower = proven + 1;
     *upper = hi;

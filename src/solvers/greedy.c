@@ -50,6 +50,7 @@ typedef struct gctx {
     int *lastuse;          /* [n] */
     int insurance;         /* variant: keep small inputs of kept tensors */
     int use_distance;      /* variant: scores divide by the distance to the next use */
+    int cap_bytes;         /* variant: a candidate's bytes count only up to the excess left */
     double noise;          /* randomised restarts: scores times U[1, 1 + noise); 0: none */
     uint64_t rng;          /* their generator's state (xe_splitmix64) */
     int *stack;
@@ -277,8 +278,9 @@ typedef struct cand {
     double score, weight;
 } cand;
 
-/* Scores giving up (i, e): in S[t] (isB) or in S[t+1]. */
-static cand score(gctx *c, int t, int i, int e, int isB, const int64_t *pending)
+/* Scores giving up (i, e): in S[t] (isB) or in S[t+1]; its bytes count up to `need`,
+ * the excess still to cover (bytes beyond it free nothing that is needed). */
+static cand score(gctx *c, int t, int i, int e, int isB, const int64_t *pending, int64_t need)
 {
     int D = c->D;
     int64_t mem = c->g->nodes[i].mem;
@@ -309,7 +311,7 @@ static cand score(gctx *c, int t, int i, int e, int isB, const int64_t *pending)
     int nu = next_use(c, i, isB ? t : t + 1);
     double dist = nu < 0 ? 2.0 * c->n : (double)(nu - t + 1);
     if (!c->use_distance) dist = 1.0;
-    r.weight = (double)mem * dist;
+    r.weight = (double)(c->cap_bytes && need < mem ? need : mem) * dist;
     r.score = pen / r.weight;
     if (c->noise > 0) r.score *= 1.0 + c->noise * (double)(xe_splitmix64(&c->rng) >> 11) * 0x1p-53;
     return r;
@@ -366,9 +368,9 @@ static int evict(gctx *c, int t, int k, int e, int64_t excess)
             int l = c->last[i * D + e];
             cand r;
             if (hasK && K[i * D + e] && l >= 0 && l < k && !must_keep(c, i, e, t + 1))
-                r = score(c, t, i, e, 0, pending); /* kept only for later stages */
+                r = score(c, t, i, e, 0, pending, excess); /* kept only for later stages */
             else if (i < t && S[i * D + e] && (l < 0 || (k < i && held_elsewhere(c, S, i, e))) && !must_keep(c, i, e, t))
-                r = score(c, t, i, e, 1, pending); /* checkpoint resident at step k */
+                r = score(c, t, i, e, 1, pending, excess); /* checkpoint resident at step k */
             else
                 continue;
             if (best.i < 0 || r.score < best.score || (r.score == best.score && r.weight > best.weight))
@@ -540,9 +542,10 @@ static int greedy_pass(gctx *c)
 
 /* Variants tried in order; the later ones only while none has found a schedule. */
 static const struct {
-    int insurance, use_distance;
-} variants[] = {{0, 1}, {1, 1}, {0, 0}, {1, 0}};
-#define XE_GREEDY_ALWAYS 2 /* variants always tried; the cheapest schedule wins */
+    int insurance, use_distance, cap_bytes;
+} variants[] = {{0, 1, 0}, {1, 1, 0}, {0, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 0, 0}};
+#define XE_GREEDY_ALWAYS 4 /* variants always tried; the cheapest schedule wins */
+static const int random_variants[4] = {0, 1, 4, 5}; /* those the randomised restarts cycle through */
 /* Randomised restarts: scores times U[1, 1 + XE_GREEDY_NOISE). Chosen on
  * random_layered_n100 at 60-62% of its peak on one device (docs/heuristic.md): 0.5 and
  * 2 found nothing in 2 s, 8 found schedules at 60-62%, 30 at none, 100 at 60% only. */
@@ -559,6 +562,7 @@ static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int 
 {
     c->insurance = variants[v].insurance;
     c->use_distance = variants[v].use_distance;
+    c->cap_bytes = variants[v].cap_bytes;
     c->nkeep = 0;
     memset(c->haskeep, 0, (size_t)c->n);
     for (int q = 0; q < npre && q < XE_GREEDY_MAX_PASSES; q++) {
@@ -691,8 +695,13 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
             if (xe_can_run(in, v, d) && xe_cost(in, v, d) < m) m = xe_cost(in, v, d);
         lower += m;
     }
-    double best = INFINITY;
-    int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, best_v = 0;
+    /* the best schedule of each scoring (bytes counted whole, or capped at the excess
+     * left: variants[].cap_bytes): out and alt; pins improve each, the cheaper wins (on
+     * the shared graphs neither scoring nor its pins win everywhere: docs/heuristic.md) */
+    xe_stages alt;
+    memset(&alt, 0, sizeof alt);
+    double best = INFINITY, gbest[2] = {INFINITY, INFINITY};
+    int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, gv[2] = {0, 0};
     for (;; k++) {
         if (noise > 0) {
             if (best < INFINITY || (k > 0 && xe_now() - t0 >= max_seconds) || k >= XE_GREEDY_RANDOM_MAX_RUNS) break;
@@ -700,28 +709,52 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
                    (best < INFINITY && xe_now() > deadline)) {
             break;
         }
-        int t = greedy_variant(&c, k % nv, &passes);
+        /* the randomised restarts cycle through the whole-bytes variants only (with the
+         * capped ones among them, random_layered_n100 at 60% found a dearer schedule) */
+        int v = noise > 0 ? random_variants[k % 4] : k % nv;
+        int t = greedy_variant(&c, v, &passes);
         if (t >= 0) {
             if (fail_t < 0) fail_t = t;
             continue;
         }
         double cost = xe_stages_cost(in, &work);
-        if (cost < best) {
-            xe_stages tmp = *out;
-            *out = work;
+        int grp = variants[v].cap_bytes;
+        if (cost < gbest[grp]) {
+            xe_stages *dst = grp ? &alt : out;
+            if (!dst->R && xe_stages_init(dst, n, D)) {
+                ctx_free(&c);
+                xe_stages_clear(&work);
+                xe_stages_clear(&alt);
+                xe_stages_clear(out);
+                return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
+            }
+            xe_stages tmp = *dst;
+            *dst = work;
             work = tmp;
-            best = cost;
-            best_v = k % nv;
+            gbest[grp] = cost;
+            gv[grp] = v;
+            if (cost < best) best = cost;
         }
     }
-    /* the deterministic greedy's schedule, improved by pins within a budget of time */
-    if (pins && noise == 0 && best < INFINITY && best > lower * (1 + 1e-12) &&
-        pin_improve(&c, best_v, out, &best, fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM) {
-        ctx_free(&c);
-        xe_stages_clear(&work);
-        xe_stages_clear(out);
-        return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
+    /* the deterministic greedy's schedules, improved by pins within a budget of time */
+    for (int grp = 0; grp < 2; grp++) {
+        if (!(pins && noise == 0 && gbest[grp] < INFINITY && gbest[grp] > lower * (1 + 1e-12))) continue;
+        if (pin_improve(&c, gv[grp], grp ? &alt : out, &gbest[grp],
+                        fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM) {
+            ctx_free(&c);
+            xe_stages_clear(&work);
+            xe_stages_clear(&alt);
+            xe_stages_clear(out);
+            return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
+        }
     }
+    if (gbest[1] < gbest[0]) { /* the capped scoring's schedule wins */
+        xe_stages tmp = *out;
+        *out = alt;
+        alt = tmp;
+    }
+    best = fmin(gbest[0], gbest[1]);
+    xe_stages_clear(&alt);
     if (tries) *tries = k;
     ctx_free(&c);
     xe_stages_clear(&work);

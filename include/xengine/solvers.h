@@ -14,8 +14,8 @@
  * XE_EINFEASIBLE when it finds no schedule (not a proof that none exists). */
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
 
-/* xe_heur_greedy with its pins (docs/heuristic.md, "Pins": up to 0.05 s improving the
- * schedule found) on (pins = 1, what xe_heur_greedy does) or off (0: where only whether a
+/* xe_heur_greedy with its pins (docs/heuristic.md, "Pins": up to 0.05 s improving each
+ * of the two best schedules found, one per eviction scoring) on (pins = 1, what xe_heur_greedy does) or off (0: where only whether a
  * schedule exists matters, e.g. the budget bisections). Same returns. */
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err);
 

@@ -341,7 +341,7 @@ static void test_greedy_random_training(void **state)
 static void test_greedy_pins(void **state)
 {
     (void)state;
-    int cases = 0, cheaper = 0, cut_dearer = 0;
+    int cases = 0, cheaper = 0, cut_dearer = 0, pairs = 0;
     double saved = 0;
     for (int ndev = 1; ndev <= 2; ndev++)
         for (uint64_t seed = 1; seed <= 12; seed++) {
@@ -372,6 +372,17 @@ static void test_greedy_pins(void **state)
                 assert_true(cd >= cb * (1 - 1e-12));
                 xe_test_assert_stages_valid(in, &d);
                 cut_dearer += cd > cb * (1 + 1e-9);
+                /* the pair: the same best, and the other scoring's best, valid, never cheaper */
+                xe_stages p1, p2;
+                assert_int_equal(xe_heur_greedy_pair(in, 1, INFINITY, &p1, &p2, &err), XE_OK);
+                assert_true(xe_stages_cost(in, &p1) == cb);
+                if (p2.R) {
+                    xe_test_assert_stages_valid(in, &p2);
+                    assert_true(xe_stages_cost(in, &p2) >= cb * (1 - 1e-12));
+                    pairs++;
+                }
+                xe_stages_clear(&p1);
+                xe_stages_clear(&p2);
                 /* the portfolio with a passed deadline: its greedy's schedule, not improved */
                 xe_stages e, f;
                 const char *w = NULL;
@@ -391,11 +402,12 @@ static void test_greedy_pins(void **state)
             xe_instance_free(in);
         }
     printf("pins: %d schedules, %d cheaper than without pins (mean saving among them %.2f%%), none dearer; with a "
-           "passed deadline %d dearer\n",
-           cases, cheaper, cheaper ? 100 * saved / cheaper : 0.0, cut_dearer);
+           "passed deadline %d dearer; the other scoring's schedule on %d\n",
+           cases, cheaper, cheaper ? 100 * saved / cheaper : 0.0, cut_dearer, pairs);
     assert_true(cases > 0);
     assert_true(cheaper > 0);
     assert_true(cut_dearer > 0);
+    assert_true(pairs > 0);
 }
 
 /* DAGs with edges from anywhere before: near the smallest footprint the greedy may fail

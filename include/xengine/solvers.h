@@ -26,6 +26,14 @@ int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *e
  * later while no variant has found a schedule. Same returns. */
 int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err);
 
+/* xe_heur_greedy_within that also hands back the best schedule of the other eviction
+ * scoring (docs/heuristic.md, "Variants": bytes counted whole or up to the excess) in
+ * *second (initialised here; pruned and checked like out; all zero when that scoring
+ * found none), so that the caller can improve both: which one improves further is not
+ * known before. Same returns; on an error *second is empty. */
+int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_stages *second,
+                        xe_err *err);
+
 /* Randomised restarts of the greedy (docs/heuristic.md, "Randomised restarts"), for
  * budgets where xe_heur_greedy finds nothing: runs of its variants in turn (each with
  * its restart passes), each eviction score multiplied by a factor drawn uniformly from

@@ -663,8 +663,9 @@ static int check_footprints(const xe_instance *in, xe_err *err)
  * randomised passes cycling through the variants until one finds a schedule or
  * max_seconds have passed (noise > 0). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
-                      double deadline, xe_stages *out, int *tries, xe_err *err)
+                      double deadline, xe_stages *out, xe_stages *second, int *tries, xe_err *err)
 {
+    if (second) memset(second, 0, sizeof *second);
     const xe_graph *g = in->g;
     int n = g->n, D = in->ndev;
     double t0 = xe_now();
@@ -754,6 +755,13 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         alt = tmp;
     }
     best = fmin(gbest[0], gbest[1]);
+    if (second && fmax(gbest[0], gbest[1]) < INFINITY) { /* the other scoring's schedule */
+        xe_err e2;
+        xe_stages_prune(in, &alt);
+        if (xe_stages_check(in, &alt, &e2) == XE_OK) *second = alt;
+        else xe_stages_clear(&alt);
+        memset(&alt, 0, sizeof alt);
+    }
     xe_stages_clear(&alt);
     if (tries) *tries = k;
     ctx_free(&c);
@@ -784,12 +792,20 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return 
 
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, NULL, err);
 }
 
 int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, NULL, err);
+}
+
+int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_stages *second,
+                        xe_err *err)
+{
+    int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, second, NULL, err);
+    if (rc) xe_stages_clear(second);
+    return rc;
 }
 
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
@@ -799,5 +815,5 @@ int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_secon
         memset(out, 0, sizeof *out);
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, tries, err);
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, NULL, tries, err);
 }

@@ -128,18 +128,24 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
     double best_cost = INFINITY;
     xe_stages cand;
     xe_err first = {{0}}, e2;
-    int rc = xe_heur_greedy_within(in, improve, deadline, &cand, &first);
+    /* the greedy's best, and its other scoring's best (improved too, below) */
+    xe_stages second;
+    int rc = xe_heur_greedy_pair(in, improve, deadline, &cand, &second, &first);
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
     /* the simple lower bound is attained: nothing can beat the greedy */
-    if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return XE_OK;
+    if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) {
+        xe_stages_clear(&second);
+        return XE_OK;
+    }
     for (int d = 0; d < in->ndev && !(out->R && xe_now() > deadline); d++) {
         rc = xe_heur_checkpoint_all(in, d, &cand, &e2);
         int cp_ok = rc == XE_OK;
         if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);
         else if (rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
+            xe_stages_clear(&second);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
         if (cp_ok) continue; /* recompute-all computes a superset: never cheaper on d */
@@ -147,6 +153,7 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
         if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all", NULL);
         else if (rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
+            xe_stages_clear(&second);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
     }
@@ -158,6 +165,7 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
         rc = xe_heur_restarts(in, left, out, &best_cost, which, NULL, NULL, &e2);
         if (rc != XE_OK && rc != XE_EINFEASIBLE) {
             xe_stages_clear(out);
+            xe_stages_clear(&second);
             return xe_err_set(err, rc, "%s", e2.msg);
         }
     }
@@ -166,7 +174,28 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
     if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
         imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
     imp_s = fmin(imp_s, deadline - xe_now());
-    return improve && imp_s > 0 ? xe_heur_improve(in, out, imp_s, err) : XE_OK;
+    if (!improve || !(imp_s > 0)) {
+        xe_stages_clear(&second);
+        return XE_OK;
+    }
+    rc = xe_heur_improve(in, out, imp_s, err);
+    /* the greedy's other scoring, improved the same way, when it came within 1% of the
+     * best before: which of the two improves further is not known before (U-Net on one
+     * GPU at 90%: 31.58 s against the best's 31.505 s, improved to the optimum 31.355 s
+     * while the best stays) */
+    if (rc == XE_OK && second.R && greedy_found && xe_stages_cost(in, &second) <= 1.01 * best_cost) {
+        double left = deadline - xe_now();
+        if (left > 0) rc = xe_heur_improve(in, &second, fmin(imp_s, left), err);
+        if (rc == XE_OK && xe_stages_cost(in, &second) < xe_stages_cost(in, out) * (1 - 1e-12)) {
+            xe_stages t = *out;
+            *out = second;
+            second = t;
+            if (which) *which = "greedy";
+        }
+    }
+    xe_stages_clear(&second);
+    if (rc) xe_stages_clear(out);
+    return rc;
 }
 
 /* ---- local improvement: keep instead of recompute ---- */

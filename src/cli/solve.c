@@ -246,7 +246,11 @@ static int xe_cli_is_baseline(const char *name)
     return !strncmp(name, "one-device:", 11);
 }
 
-/* --method <baseline>: run it, replay it in the simulator (into *sr, which the --json
+/* Exit code of a failed write of the schedule after the solve: the output was checked
+ * writable before the solve, so an I/O error is the disk's (full), not the input's. */
+static int write_exit_code(int rc) { return rc == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(rc); }
+
+/* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
  * summary in js points to: it must outlive js's printing), write it; an exit code. */
 static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
                           xe_cli_json *js, xe_sim_result *srp)
@@ -255,10 +259,9 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     xe_schedule_init(&sched);
     xe_err err = {{0}};
     double cost = 0, t0 = xe_now();
-    xe_sim_result sr;
     int rc = xe_baseline_run(in, name, &sched, &cost, &err);
     double t = xe_now() - t0;
-    if (rc == XE_OK) rc = xe_sim_run(in, &sched, &sr, &err);
+    if (rc == XE_OK) rc = xe_sim_run(in, &sched, srp, &err);
     if (rc == XE_EUNSUPPORTED) { /* e.g. revolve or chain-dp on a graph that is not a chain */
         fprintf(stderr, "xengine: error: %s: --method %s does not apply to this graph (docs/baselines.md): %s\n",
                 graph, name, err.msg);
@@ -273,25 +276,24 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
         return rc == XE_EINFEASIBLE ? XE_EXIT_TIMEOUT : xe_cli_exit_code(rc);
     }
     printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
-    printf("%-14s %14.6f %9.3f  %s\n", name, sr.total_time, t, "valid");
+    printf("%-14s %14.6f %9.3f  %s\n", name, srp->total_time, t, "valid");
     char extra[512];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"}",
-             name, sr.total_time, t);
-    rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
-    if (rc) { /* the output checked writable before: the disk, not the input */
+             name, srp->total_time, t);
+    rc = xe_io_write_schedule(out, in, &sched, srp, extra, &err);
+    if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_schedule_clear(&sched);
-        return rc == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(rc);
+        return write_exit_code(rc);
     }
-    *srp = sr;
     *js = (xe_cli_json){.command = "solve", .graph = graph, .schedule = out, .method = name, .status = "baseline",
-                        .objective = sr.total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
+                        .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
                         .events = sched.len, .nrows = 1};
-    js->rows[0] = (xe_cli_json_row){name, "valid", sr.total_time, NAN, NAN, t};
+    js->rows[0] = (xe_cli_json_row){name, "valid", srp->total_time, NAN, NAN, t};
     printf("\nschedule (%s), validated by the simulator:\n", name);
-    xe_cli_print_summary(in, &sr);
+    xe_cli_print_summary(in, srp);
     printf("wrote %s (%d events)\n", out, sched.len);
     xe_schedule_clear(&sched);
     return XE_EXIT_OK;
@@ -577,9 +579,9 @@ int xe_cli_solve(int argc, char **argv)
              best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg), t_solve,
              heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
-    if (rc) { /* the output checked writable before: the disk, not the input */
+    if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
-        code = rc == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(rc);
+        code = write_exit_code(rc);
         goto done;
     }
     js.method = best_name;

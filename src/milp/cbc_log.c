@@ -56,34 +56,38 @@ void xe_cbc_log_print(const xe_cbc_log *lg)
     fprintf(stderr, "[milp] %7.1fs  incumbent %-12s bound %-12s gap %s\n", t - lg->t0, inc, bnd, gap);
 }
 
+/* The number right after key at p (p points at key): 1 with *v set when there is a
+ * finite one, else 0. */
+static int num_after(const char *p, const char *key, double *v)
+{
+    char *end;
+    const char *s = p + strlen(key);
+    *v = strtod(s, &end);
+    return end != s && isfinite(*v);
+}
+
 void xe_cbc_log_line(xe_cbc_log *lg, const char *line)
 {
     const char *p;
-    char *end;
+    double v, bd;
     int better = 0;
     if ((p = strstr(line, "Integer solution of "))) {
         /* Cbc0004I, 0012I, 0016I, 0024I, 0033I: "... of V found ... (T seconds)" */
-        double v = strtod(p + strlen("Integer solution of "), &end);
-        if (end == p + strlen("Integer solution of ") || !isfinite(v)) return;
+        if (!num_after(p, "Integer solution of ", &v)) return;
         better = improved(lg, v + lg->objconst, line_seconds(line));
     } else if ((p = strstr(line, "improved solution from ")) && (p = strstr(p, " to "))) {
         /* the feasibility pump's mini branch and bound (Cbc0038I): "... improved solution
          * from A to B (T seconds)"; its Cbc0012I line comes only when the pump ends */
-        double v = strtod(p + strlen(" to "), &end);
-        if (end == p + strlen(" to ") || !isfinite(v)) return;
+        if (!num_after(p, " to ", &v)) return;
         better = improved(lg, v + lg->objconst, line_seconds(line));
     } else if ((p = strstr(line, "After ")) && strstr(line, " best solution, best possible ")) {
         /* Cbc0010I: "After N nodes, M on tree, V best solution, best possible B (T seconds)" */
         const char *q = strstr(p, " on tree, ");
         if (!q) return;
-        double v = strtod(q + strlen(" on tree, "), &end);
         const char *b = strstr(q, "best possible ");
         if (!b) return;
-        char *bend;
-        double bd = strtod(b + strlen("best possible "), &bend);
-        if (end != q + strlen(" on tree, ") && isfinite(v) && v < 1e49)
-            better = improved(lg, v + lg->objconst, line_seconds(line));
-        if (bend != b + strlen("best possible ") && isfinite(bd) && fabs(bd) < 1e49) lg->bound = bd + lg->objconst;
+        if (num_after(q, " on tree, ", &v) && v < 1e49) better = improved(lg, v + lg->objconst, line_seconds(line));
+        if (num_after(b, "best possible ", &bd) && fabs(bd) < 1e49) lg->bound = bd + lg->objconst;
     } else {
         return;
     }

@@ -228,12 +228,11 @@ static int solve_here(const xe_instance *in, const xe_milp_opts *o, xe_milp_resu
      * progress lines (cbc_log.h: the message callback misses the branch and bound); our
      * own output, also on stdout, stays clean */
     xe_cbc_log lg;
-    int logging = !o->relax;
     double t0 = xe_now();
-    if (logging) xe_cbc_log_start(&lg, t0, objconst, o->progress && !o->fix);
+    if (!o->relax) xe_cbc_log_start(&lg, t0, objconst, o->progress && !o->fix);
     Cbc_solve(cbc);
     res->solve_time = xe_now() - t0;
-    if (logging) xe_cbc_log_stop(&lg);
+    if (!o->relax) xe_cbc_log_stop(&lg);
 
     if (o->relax) {
         if (Cbc_isProvenInfeasible(cbc) && !Cbc_isSecondsLimitReached(cbc) &&

@@ -701,9 +701,10 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
      * the shared graphs neither scoring nor its pins win everywhere: docs/heuristic.md) */
     xe_stages alt;
     memset(&alt, 0, sizeof alt);
-    double best = INFINITY, gbest[2] = {INFINITY, INFINITY};
+    double gbest[2] = {INFINITY, INFINITY};
     int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, gv[2] = {0, 0};
     for (;; k++) {
+        double best = fmin(gbest[0], gbest[1]);
         if (noise > 0) {
             if (best < INFINITY || (k > 0 && xe_now() - t0 >= max_seconds) || k >= XE_GREEDY_RANDOM_MAX_RUNS) break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
@@ -722,39 +723,27 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         int grp = variants[v].cap_bytes;
         if (cost < gbest[grp]) {
             xe_stages *dst = grp ? &alt : out;
-            if (!dst->R && xe_stages_init(dst, n, D)) {
-                ctx_free(&c);
-                xe_stages_clear(&work);
-                xe_stages_clear(&alt);
-                xe_stages_clear(out);
-                return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
-            }
+            if (!dst->R && xe_stages_init(dst, n, D)) goto nomem;
             xe_stages tmp = *dst;
             *dst = work;
             work = tmp;
             gbest[grp] = cost;
             gv[grp] = v;
-            if (cost < best) best = cost;
         }
     }
     /* the deterministic greedy's schedules, improved by pins within a budget of time */
     for (int grp = 0; grp < 2; grp++) {
         if (!(pins && noise == 0 && gbest[grp] < INFINITY && gbest[grp] > lower * (1 + 1e-12))) continue;
         if (pin_improve(&c, gv[grp], grp ? &alt : out, &gbest[grp],
-                        fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM) {
-            ctx_free(&c);
-            xe_stages_clear(&work);
-            xe_stages_clear(&alt);
-            xe_stages_clear(out);
-            return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
-        }
+                        fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM)
+            goto nomem;
     }
     if (gbest[1] < gbest[0]) { /* the capped scoring's schedule wins */
         xe_stages tmp = *out;
         *out = alt;
         alt = tmp;
     }
-    best = fmin(gbest[0], gbest[1]);
+    double best = fmin(gbest[0], gbest[1]);
     if (second && fmax(gbest[0], gbest[1]) < INFINITY) { /* the other scoring's schedule */
         xe_err e2;
         xe_stages_prune(in, &alt);
@@ -786,6 +775,12 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     }
     if (rc) xe_stages_clear(out);
     return rc;
+nomem:
+    ctx_free(&c);
+    xe_stages_clear(&work);
+    xe_stages_clear(&alt);
+    xe_stages_clear(out);
+    return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d nodes", n);
 }
 
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return xe_heur_greedy_ex(in, 1, out, err); }

@@ -44,13 +44,16 @@ struct xe_pebble {
                           allocated when first needed */
 };
 
-/* The set buffer of recursion depth k (< maxdepth), allocated when first needed; NULL
- * when out of memory. */
-static uint64_t *level(xe_pebble *p, int k)
+/* Set buffer k (< maxdepth) of sets[] (p->lv or p->rk), W words, allocated when first
+ * needed; NULL when out of memory. */
+static uint64_t *depth_set(const xe_pebble *p, uint64_t **sets, int k)
 {
-    if (!p->lv[k]) p->lv[k] = malloc((size_t)p->W * sizeof *p->lv[k]);
-    return p->lv[k];
+    if (!sets[k]) sets[k] = malloc((size_t)p->W * sizeof *sets[k]);
+    return sets[k];
 }
+
+/* The set buffer of recursion depth k. */
+static uint64_t *level(xe_pebble *p, int k) { return depth_set(p, p->lv, k); }
 
 /* The as-late-as-possible topological order: nodes by their longest path to a sink,
  * longest first, ties by index (a node comes after every input: an input's longest path
@@ -251,14 +254,11 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
     }
     if ((++p->expansions & 255) == 0 && xe_now() > p->deadline) p->timed_out = 1;
     uint64_t *N = depth + 1 < p->maxdepth ? level(p, depth + 1) : NULL;
+    if (p->timed_out || !N) return XE_PEBBLE_UNKNOWN;
     const uint64_t *M = S; /* the members, in the order's positions */
     if (p->order == 1) {
-        if (!p->rk[depth]) p->rk[depth] = malloc((size_t)W * sizeof *p->rk[depth]);
-        N = p->rk[depth] ? N : NULL;
-    }
-    if (p->timed_out || !N) return XE_PEBBLE_UNKNOWN;
-    if (p->order == 1) {
-        uint64_t *A = p->rk[depth];
+        uint64_t *A = depth_set(p, p->rk, depth);
+        if (!A) return XE_PEBBLE_UNKNOWN;
         memset(A, 0, (size_t)W * sizeof *A);
         for (int w = 0; w < W; w++)
             for (uint64_t bits = S[w]; bits; bits &= bits - 1) add(A, p->alap_rank[w * 64 + __builtin_ctzll(bits)]);
@@ -372,9 +372,8 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
     }
     if (proven > 0) proven--;
     int arg = -1;
-    for (double share = 0.125;; share = fmin(1.0, 2 * share)) {
-        /* the bisection asks (lo, hi]; lo is "not shown to admit a schedule" */
-        lo = share == 0.125 ? *lower - 1 : proven;
+    lo = *lower - 1; /* the bisection asks (lo, hi]; lo is "not shown to admit a schedule" */
+    for (double share = 0.125;; share = fmin(1.0, 2 * share), lo = proven) {
         int unknown = 0;
         while (hi - lo > 1) {
             double now = xe_now();

@@ -90,6 +90,15 @@ static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *
     if (o->row) o->row(o->ctx, r);
 }
 
+/* Emits the row of a phase not started because the time limit has (nearly) passed, with
+ * the bound and gap known so far (NAN: none). */
+static void emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char *method, double bound, double gap)
+{
+    xe_plan_row r = {.method = method, .status = "not run (time limit reached)", .objective = INFINITY,
+                     .bound = bound, .gap = gap, .milp_status = -1};
+    emit(o, res, &r);
+}
+
 /* mr becomes "no schedule, no bound" (its schedule freed). */
 static void no_answer(xe_milp_result *mr)
 {
@@ -250,12 +259,7 @@ static int chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
 {
     int n = in->g->n;
     xe_err e2 = {{0}};
-    xe_chain ch;
     if (o->no_chain_dp || in->ndev != 1 || n > XE_PLAN_CHAIN_DP_MAX_NODES || (o->feasibility && *best)) return XE_OK;
-    int drc = xe_chain_detect(in->g, &ch, &e2);
-    if (drc == XE_ENOMEM) return xe_err_set(err, drc, "plan: %s", e2.msg);
-    if (drc != XE_OK) return XE_OK; /* not a chain */
-    xe_chain_clear(&ch);
     double t0 = xe_now();
     double share = o->time_limit > 0 ? XE_PLAN_CHAIN_DP_SHARE * time_left(o, t_start) : XE_PLAN_CHAIN_DP_DEFAULT_S;
     if (!(share > 0.01)) return XE_OK;
@@ -263,7 +267,11 @@ static int chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
     xe_schedule_init(&s);
     double c = INFINITY;
     const char *status;
-    int r = xe_chain_dp_within(in, 0, t0 + share, &s, &c, &e2);
+    int r = xe_chain_dp_within(in, 0, t0 + share, &s, &c, &e2); /* it detects the chain itself */
+    if (r == XE_EUNSUPPORTED) { /* not a training chain: no row */
+        xe_schedule_clear(&s);
+        return XE_OK;
+    }
     if (r == XE_OK) {
         xe_stages st;
         int cr = xe_stages_from_schedule(in, &s, &st, &e2);
@@ -496,14 +504,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md); not started when
      * the time limit has passed (on graphs of thousands of nodes the portfolio can take it
      * all, and LNS's set-up alone, its bounds, takes 0.1-0.2 s there) */
-    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && o->time_limit > 0 &&
-        time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
+    int lns_mode = best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
+    if (lns_mode && o->time_limit > 0 && time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
         /* the stage bound known so far and the incumbent's gap to it, so that the table
          * still says how far the schedule may be from the optimum */
-        xe_plan_row r = {.method = "lns", .status = "not run (time limit reached)", .objective = INFINITY,
-                         .bound = lb, .gap = rel_gap(best_cost, lb), .milp_status = -1};
-        emit(o, res, &r);
-    } else if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+        emit_not_run(o, res, "lns", lb, rel_gap(best_cost, lb));
+    } else if (lns_mode) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;
         xe_lns_opts lo;
@@ -550,9 +556,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * not started when the time limit has (nearly) passed */
     double milp_limit = xe_milp_limit_within(time_left(o, t_start)); /* its process ends in time */
     if (!skip_milp && milp_limit < XE_PLAN_MIN_PHASE) {
-        xe_plan_row r = {.method = "milp", .status = "not run (time limit reached)", .objective = INFINITY,
-                         .bound = NAN, .gap = NAN, .milp_status = -1};
-        emit(o, res, &r);
+        emit_not_run(o, res, "milp", NAN, NAN);
         res->milp_status = best ? XE_MILP_FEASIBLE : XE_MILP_NO_SOLUTION;
         res->milp_killed = 0;
         skip_milp = 1;

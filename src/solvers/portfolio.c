@@ -134,27 +134,20 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
+    rc = XE_OK;
     /* the simple lower bound is attained: nothing can beat the greedy */
-    if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) {
-        xe_stages_clear(&second);
-        return XE_OK;
-    }
+    if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) goto done;
     for (int d = 0; d < in->ndev && !(out->R && xe_now() > deadline); d++) {
-        rc = xe_heur_checkpoint_all(in, d, &cand, &e2);
-        int cp_ok = rc == XE_OK;
-        if (cp_ok) keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);
-        else if (rc != XE_EINFEASIBLE) {
-            xe_stages_clear(out);
-            xe_stages_clear(&second);
-            return xe_err_set(err, rc, "%s", e2.msg);
+        int crc = xe_heur_checkpoint_all(in, d, &cand, &e2);
+        if (crc == XE_OK) {
+            keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);
+            continue; /* recompute-all computes a superset: never cheaper on d */
         }
-        if (cp_ok) continue; /* recompute-all computes a superset: never cheaper on d */
-        rc = xe_heur_recompute_all(in, d, &cand, NULL, &e2);
-        if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all", NULL);
-        else if (rc != XE_EINFEASIBLE) {
-            xe_stages_clear(out);
-            xe_stages_clear(&second);
-            return xe_err_set(err, rc, "%s", e2.msg);
+        if (crc == XE_EINFEASIBLE) crc = xe_heur_recompute_all(in, d, &cand, NULL, &e2);
+        if (crc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "recompute-all", NULL);
+        else if (crc != XE_EINFEASIBLE) {
+            rc = xe_err_set(err, crc, "%s", e2.msg);
+            goto done;
         }
     }
     /* the greedy found nothing (recompute-all may have: a costly schedule): randomised
@@ -162,30 +155,29 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
     double left = random_seconds - (xe_now() - t0);
     int restarted = !greedy_found && left > 0;
     if (restarted) {
-        rc = xe_heur_restarts(in, left, out, &best_cost, which, NULL, NULL, &e2);
-        if (rc != XE_OK && rc != XE_EINFEASIBLE) {
-            xe_stages_clear(out);
-            xe_stages_clear(&second);
-            return xe_err_set(err, rc, "%s", e2.msg);
+        int rrc = xe_heur_restarts(in, left, out, &best_cost, which, NULL, NULL, &e2);
+        if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
+            rc = xe_err_set(err, rrc, "%s", e2.msg);
+            goto done;
         }
     }
-    if (!out->R) return xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
+    if (!out->R) {
+        rc = xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
+        goto done;
+    }
     double imp_s = xe_heur_improve_seconds(in);
     if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
         imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
     imp_s = fmin(imp_s, deadline - xe_now());
-    if (!improve || !(imp_s > 0)) {
-        xe_stages_clear(&second);
-        return XE_OK;
-    }
+    if (!improve || !(imp_s > 0)) goto done;
     rc = xe_heur_improve(in, out, imp_s, err);
     /* the greedy's other scoring, improved the same way, when it came within 1% of the
      * best before: which of the two improves further is not known before (U-Net on one
      * GPU at 90%: 31.58 s against the best's 31.505 s, improved to the optimum 31.355 s
      * while the best stays) */
-    if (rc == XE_OK && second.R && greedy_found && xe_stages_cost(in, &second) <= 1.01 * best_cost) {
-        double left = deadline - xe_now();
-        if (left > 0) rc = xe_heur_improve(in, &second, fmin(imp_s, left), err);
+    if (rc == XE_OK && second.R && xe_stages_cost(in, &second) <= 1.01 * best_cost) {
+        double imp2 = fmin(imp_s, deadline - xe_now());
+        if (imp2 > 0) rc = xe_heur_improve(in, &second, imp2, err);
         if (rc == XE_OK && xe_stages_cost(in, &second) < xe_stages_cost(in, out) * (1 - 1e-12)) {
             xe_stages t = *out;
             *out = second;
@@ -193,6 +185,7 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
             if (which) *which = "greedy";
         }
     }
+done:
     xe_stages_clear(&second);
     if (rc) xe_stages_clear(out);
     return rc;

@@ -125,6 +125,53 @@ static xe_instance *train_chain(int h, int ndev)
     return in;
 }
 
+/* Local improvement with a zero-cost source (xe_heur_improve, docs/heuristic.md "Local
+ * improvement"), one device, budget 12 B. Nodes (mem B, cost s): 0 source (4, 0);
+ * 1 = f(0) (4, 5); 2 = g(1) (4, 1); 3 = h(2) (1, 1); 4 = k(0, 1, 3) (1, 1). The start keeps
+ * 0 in every stage and recomputes 1 in stage 4 (cost 0+5+1+1+5+1 = 13; peaks 4, 8, 12,
+ * 9, 10). Keeping 1 instead (S[3], S[4]) would need 0, 1, 2 and 3 together in stage 3:
+ * 13 B > 12, so that move alone fails. With 0 recomputed (free) in stages 1 and 4, where
+ * it is read, stage 3 holds 1, 2, 3 (9 B) and stage 4 peaks at 10 B: every node once,
+ * 0+5+1+1+1 = 8 s, the every-node-once bound, so the optimum. */
+static void test_improve_free_sources(void **state)
+{
+    (void)state;
+    xe_err err;
+    xe_graph *g = xe_graph_new("free-source");
+    assert_non_null(g);
+    static const int64_t mem[5] = {4, 4, 4, 1, 1};
+    static const double cost[5] = {0, 5, 1, 1, 1};
+    for (int v = 0; v < 5; v++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "n%d", v);
+        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, cost[v], &err), v);
+    }
+    static const int edges[][2] = {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {1, 4}, {3, 4}};
+    for (size_t k = 0; k < sizeof edges / sizeof *edges; k++)
+        assert_int_equal(xe_graph_add_edge(g, edges[k][0], edges[k][1], &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    for (int v = 0; v < 5; v++) in->cost[v] = cost[v];
+    in->dev[0].budget = 12;
+    xe_stages st;
+    assert_int_equal(xe_stages_init(&st, 5, 1), XE_OK);
+    for (int t = 0; t < 5; t++) *xe_R(&st, t, t, 0) = 1;
+    *xe_R(&st, 4, 1, 0) = 1;                                       /* the recomputation */
+    for (int t = 1; t < 5; t++) *xe_S(&st, t, 0, 0) = 1;           /* 0 kept throughout */
+    *xe_S(&st, 2, 1, 0) = 1, *xe_S(&st, 3, 2, 0) = 1, *xe_S(&st, 4, 3, 0) = 1;
+    assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &st) - 13.0) < 1e-12);
+    assert_int_equal(xe_heur_improve(in, &st, 5.0, &err), XE_OK);
+    assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &st) - 8.0) < 1e-12);
+    xe_sim_result sr;
+    assert_int_equal(xe_stages_replay(in, &st, &sr, &err), XE_OK);
+    assert_true(sr.dev[0].peak <= 12);
+    xe_stages_clear(&st);
+    xe_instance_free(in);
+}
+
 /* Pure forward chain: every tensor has one user, so nothing is ever recomputed: at the
  * smallest budget (mem of a node plus its input) the greedy costs the plain sum
  * 1 + 2 + ... + 10 = 55. */
@@ -707,6 +754,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checkpoint_all_diamond),
+        cmocka_unit_test(test_improve_free_sources),
         cmocka_unit_test(test_greedy_plain_chain),
         cmocka_unit_test(test_greedy_small_training),
         cmocka_unit_test(test_greedy_training_chains),

@@ -111,8 +111,11 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * recomputations and incoming copies of i on d, most expensive first, are replaced by
  * keeping i on d as a checkpoint since the last stage where it was present, when every
  * stage concerned still fits (exact stage accounting); then xe_stages_prune drops what
- * the recomputations fed. Stops after max_seconds. st stays valid and never gets more
- * expensive (it is restored if the final xe_stages_check fails). XE_ENOMEM. */
+ * the recomputations fed; then the same again from a copy whose zero-cost sources (no
+ * inputs, cost 0) are recomputed in each stage that reads them instead of kept across
+ * stages (less memory, same cost), the cheaper of the two kept. Stops after max_seconds.
+ * st stays valid and never gets more expensive (it is restored if the final
+ * xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
 
 /* The portfolio's time for xe_heur_improve, seconds: 0.25, 0.1 above 300 nodes. */

@@ -206,7 +206,69 @@ static int cmp_gain(const void *a, const void *b)
 
 double xe_heur_improve_seconds(const xe_instance *in) { return in->g->n > 300 ? 0.1 : 0.25; }
 
+/* Zero-cost sources (no inputs, cost 0 on d) of st, where no copy touches them: removed
+ * from every checkpoint set after their first computation and recomputed in each stage
+ * where a compute on d reads them. Computed at their own step, they are resident from
+ * there to their last reader in the stage instead of from the stage's start: memory only
+ * drops, the cost stays. Returns how many (node, device) pairs changed. */
+static int purge_free_sources(const xe_instance *in, xe_stages *st)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev, changed = 0;
+    for (int i = 0; i < n; i++) {
+        if (g->pred_off[i + 1] > g->pred_off[i]) continue;
+        for (int d = 0; d < D; d++) {
+            if (!xe_can_run(in, i, d) || xe_cost(in, i, d) != 0.0) continue;
+            int copied = 0;
+            for (int t = 0; t < n && !copied; t++)
+                for (int e = 0; e < D && !copied; e++)
+                    copied = e != d && (*xe_C(st, t, i, d, e) || *xe_C(st, t, i, e, d));
+            if (copied) continue;
+            int any = 0;
+            for (int t = i + 1; t < n; t++) {
+                if (!*xe_S(st, t, i, d)) continue;
+                int read = 0;
+                for (int q = g->succ_off[i]; q < g->succ_off[i + 1] && !read; q++)
+                    read = g->succ[q] <= t && *xe_R(st, t, g->succ[q], d);
+                *xe_S(st, t, i, d) = 0;
+                *xe_R(st, t, i, d) = (uint8_t)read;
+                any = 1;
+            }
+            changed += any;
+        }
+    }
+    return changed;
+}
+
+static int improve_moves(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
+
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
+{
+    double t0 = xe_now();
+    int rc = improve_moves(in, st, max_seconds, err);
+    if (rc) return rc;
+    /* again from the schedule with its zero-cost sources recomputed where read, the
+     * cheaper kept: the room they free can let the moves keep a dearer tensor
+     * (random_layered_n100 one GPU at 70%: 51.184 s instead of 51.322 s) */
+    xe_stages alt;
+    if (xe_stages_copy(&alt, st)) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
+    double left = max_seconds - (xe_now() - t0);
+    if (purge_free_sources(in, &alt) > 0 && left > 0) {
+        xe_err e2;
+        if (xe_stages_check(in, &alt, &e2) == XE_OK) {
+            rc = improve_moves(in, &alt, left, err);
+            if (rc == XE_OK && xe_stages_cost(in, &alt) < xe_stages_cost(in, st) * (1 - 1e-12)) {
+                xe_stages t = *st;
+                *st = alt;
+                alt = t;
+            }
+        }
+    }
+    xe_stages_clear(&alt);
+    return rc;
+}
+
+static int improve_moves(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
 {
     int n = st->n, D = st->ndev;
     double t0 = xe_now();

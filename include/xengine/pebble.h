@@ -70,9 +70,9 @@ void xe_pebble_set_order(xe_pebble *p, int order);
  * takes a member whose inputs are all in the set as computed last, without branching
  * and before the memo sees the set (exact: reach(S) = reach(S minus that member) when S
  * fits); random_layered_n250 at 60%: 0.13 s instead of 1.1 s. off: every member is
- * branched on, as before. The answers are the same either way; the witnesses, so the
- * schedules, differ, and xe_pebble_schedule builds candidates from both. Clears the
- * memo. */
+ * branched on, as before, in every search (xe_pebble_schedule's too). The answers are
+ * the same either way; the witnesses, so the schedules, differ, and with it on
+ * xe_pebble_schedule also builds candidates from one search without. Clears the memo. */
 void xe_pebble_set_forced(xe_pebble *p, int on);
 
 /* Can node v be computed on one device with budget bytes resident at most: its footprint
@@ -102,7 +102,7 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
  * tensor from its previous use fits the budget, computes nobody reads removed); the
  * witnesses of several searches (orders, with and without forced members, tighter
  * budgets, then randomised ALAP orders until the deadline, 64 at most), so the call
- * takes up to the deadline (random_layered_n250 at 70%, one GPU: 3.6 s, 238.387 s
+ * takes up to the deadline (random_layered_n250 at 70%, one GPU: 3.5 s, 255.926 s
  * against the first candidate's 838.590 s after 0.02 s). out
  * (initialised by the caller, cleared first) receives compute and free events on d only.
  * Returns XE_OK with *answer YES (out filled), NO (out empty: no schedule of any form

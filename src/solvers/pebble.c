@@ -579,10 +579,27 @@ static int64_t seg_max_at(const segtree *t, int node, int lo, int hi, int l, int
 static void seg_add(segtree *t, int l, int r, int64_t x) { seg_add_at(t, 1, 0, t->n - 1, l, r, x); }
 static int64_t seg_max(const segtree *t, int l, int r) { return seg_max_at(t, 1, 0, t->n - 1, l, r); }
 
+/* 1 when v is among list[0..len). */
+static int in_list(const int *list, size_t len, int v)
+{
+    for (size_t i = 0; i < len; i++)
+        if (list[i] == v) return 1;
+    return 0;
+}
+
+/* 1 when u is an input of s. */
+static int is_input(const xe_graph *g, int u, int s)
+{
+    for (int q = g->pred_off[s]; q < g->pred_off[s + 1]; q++)
+        if (g->pred[q] == u) return 1;
+    return 0;
+}
+
 /* Appends the from-scratch computation of v (reach({v}) by the memo's choices, then free
  * v unless keep_v) to out. Each step first takes the set's forced members as the search
- * did (drop_forced: they are computed last, in reverse, with nothing to free), then the
- * memo's choice for what is left. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a
+ * did (drop_forced: they are computed last, in reverse, with nothing to free; one that
+ * is an input of the step's choice is resident already and stays), then the memo's
+ * choice for what is left. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a
  * step (it was full), XE_ENOMEM. */
 static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_schedule *out)
 {
@@ -627,14 +644,16 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_sched
         for (int q = g->pred_off[s]; q < g->pred_off[s + 1]; q++) add(nx, g->pred[q]);
     }
     for (int j = k; j >= 0 && !rc; j--) {
-        if (j < k) {
-            int s = ch[j];
+        int s = j < k ? ch[j] : -1;
+        if (s >= 0) { /* an input of s stays when the step's set holds it, forced or not */
             const uint64_t *Sj = p->lv[j];
             rc = xe_schedule_push(out, XE_EV_COMPUTE, s, d, -1);
             for (int q = g->pred_off[s]; q < g->pred_off[s + 1] && !rc; q++)
-                if (!has(Sj, g->pred[q])) rc = xe_schedule_push(out, XE_EV_FREE, g->pred[q], d, -1);
+                if (!has(Sj, g->pred[q]) && !in_list(fz + fo[j], fo[j + 1] - fo[j], g->pred[q]))
+                    rc = xe_schedule_push(out, XE_EV_FREE, g->pred[q], d, -1);
         }
-        for (size_t q = fo[j + 1]; q > fo[j] && !rc; q--) rc = xe_schedule_push(out, XE_EV_COMPUTE, fz[q - 1], d, -1);
+        for (size_t q = fo[j + 1]; q > fo[j] && !rc; q--) /* forced members not resident already */
+            if (s < 0 || !is_input(g, fz[q - 1], s)) rc = xe_schedule_push(out, XE_EV_COMPUTE, fz[q - 1], d, -1);
     }
     if (!rc && !keep_v) rc = xe_schedule_push(out, XE_EV_FREE, v, d, -1);
 out:
@@ -984,26 +1003,34 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     int rc = XE_OK, have = 0, stop = 0, shuffled = 0;
     /* after the fixed passes, while time is left: the ALAP order with its ties drawn at
      * random (each draw another topological order, so other witnesses) at B */
+    /* each later search at most ten times the first's time (at least 1 s), so that a
+     * hard budget or order cannot hold the rest up, nor an infinite deadline hang */
+    double t_search = xe_now() - t0;
+    int memo_forced = p->forced;
     for (size_t k = 0; k < nfixed + XE_PEBBLE_RANDOM_PASSES && !rc && !stop; k++) {
-        int fixed = k < nfixed, po = fixed ? pass_order[k] : 1, pf = fixed ? pass_forced[k] : p->forced_mode;
+        int fixed = k < nfixed, po = fixed ? pass_order[k] : 1;
+        int unforced_pass = fixed && !pass_forced[k];        /* the pass without forced members */
+        int pf = unforced_pass ? 0 : p->forced_mode;         /* set_forced(0): every pass without */
         int64_t wb = fixed ? fp + (int64_t)(tighter[k] * (double)(B - fp)) : B;
         if (k > 0) {
             double now = xe_now();
             if (now > deadline) break;
-            if (wb >= B && po < 0 && pf) continue;                        /* = the first */
-            if (po >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue;    /* a fixed order: no other */
-            if (!pf && !p->forced_mode) continue;                         /* the first was without */
+            if (wb >= B && po < 0 && fixed && !unforced_pass) continue; /* = the first */
+            if (po >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue;  /* a fixed order: no other */
+            if (unforced_pass && !p->forced_mode) continue;             /* = the first */
             if (!fixed) { /* ties shuffled and mixed levels in turn (docs/pebble.md) */
                 if (alap_order(p, &seed, (k - nfixed) % 2 ? XE_PEBBLE_SPREAD : 0)) break; /* out of memory */
                 shuffled = 1;
             }
             memo_reset(p);
             p->only = po >= 0 ? po : p->mode;
-            p->forced = pf;
+            p->forced = memo_forced = pf;
             /* without forced members the search can take far longer (random_layered_n250
-             * at 60%: 1.1 s against 0.13 s): a third of the time left, so that the
-             * tighter witnesses still get theirs */
-            a = xe_pebble_feasible(p, wb, pf ? deadline : now + (deadline - now) / 3, NULL);
+             * at 60%: 1.1 s against 0.13 s): also at most a third of the time left, so
+             * that the tighter witnesses still get theirs */
+            double until = fmin(deadline, now + fmax(1.0, 10 * t_search));
+            if (unforced_pass) until = fmin(until, now + (deadline - now) / 3);
+            a = xe_pebble_feasible(p, wb, until, NULL);
             if (a != XE_PEBBLE_YES) {
                 p->only = p->mode;
                 p->forced = p->forced_mode;
@@ -1037,6 +1064,8 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     }
     if (shuffled) alap_order(p, NULL, 0); /* the ALAP order back (should that allocation fail, the
                                           drawn order stays: topological too, same answers) */
+    if (memo_forced != p->forced_mode) memo_reset(p); /* its witnesses read back only with the
+                                                         setting they were found with */
     xe_schedule_clear(&cand);
     if (rc) {
         xe_schedule_clear(out);

@@ -42,7 +42,8 @@ struct xe_pebble {
     int forced;        /* 1: forced members taken without branching (drop_forced); the
                           search and emit_node must agree on it */
     int forced_mode;   /* xe_pebble_set_forced's setting: what `forced` returns to */
-    int *alap_rank;    /* [n]: position of v in the ALAP order */
+    int *alap_rank;    /* [n]: position of v in the ALAP order (a randomised variant of it
+                          during xe_pebble_schedule's random passes) */
     int *alap_node;    /* [n]: node at each position */
     uint64_t **rk;     /* [maxdepth]: the set at each depth in ALAP positions, W words,
                           allocated when first needed */

@@ -30,6 +30,7 @@ struct xe_pebble {
     uint64_t **lv;     /* [maxdepth]: the set at each recursion depth, W words each,
                           allocated when first reached */
     int *ch;           /* [maxdepth]: emit_node's chain of choices */
+    uint64_t *start;   /* [W]: the set a search in turns starts from, restored each round */
     double deadline;
     long expansions;
     int timed_out;
@@ -264,11 +265,12 @@ xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes)
     p->lv = calloc((size_t)p->maxdepth, sizeof *p->lv);
     p->rk = calloc((size_t)p->maxdepth, sizeof *p->rk);
     p->ch = malloc((size_t)p->maxdepth * sizeof *p->ch);
+    p->start = malloc((size_t)p->W * sizeof *p->start);
     p->alap_rank = malloc((size_t)(g->n ? g->n : 1) * sizeof *p->alap_rank);
     p->alap_node = malloc((size_t)(g->n ? g->n : 1) * sizeof *p->alap_node);
     size_t cap = 1024;
     while (cap * entry_bytes(p->W) > p->max_bytes) cap /= 2;
-    if (!p->lv || !p->rk || !p->ch || !p->alap_rank || !p->alap_node || alap_order(p, NULL, 0) || !level(p, 0) ||
+    if (!p->lv || !p->rk || !p->ch || !p->start || !p->alap_rank || !p->alap_node || alap_order(p, NULL, 0) || !level(p, 0) ||
         memo_alloc(p, cap)) {
         xe_pebble_free(p);
         return NULL;
@@ -295,7 +297,7 @@ void xe_pebble_free(xe_pebble *p)
         if (p->rk) free(p->rk[k]);
     }
     free(p->keys), free(p->yes_at), free(p->no_at), free(p->choice), free(p->lv), free(p->rk), free(p->ch);
-    free(p->alap_rank), free(p->alap_node);
+    free(p->alap_rank), free(p->alap_node), free(p->start);
     free(p);
 }
 
@@ -420,13 +422,15 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
 /* First slice of the orders' alternation, seconds (doubled after each round). */
 #define XE_PEBBLE_SLICE0 0.005
 
-xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double deadline)
+/* reach(p->start, budget) at recursion depth k (lv[k] gets a copy of p->start each
+ * round; msize = its bytes) with the two member orders in turn, each for a slice that
+ * doubles every round (the memo's answers hold for any order, so each search starts
+ * from all the others proved): which order answers sooner depends on the graph and
+ * budget, by factors of 100 and more either way, so the turns cost at most about 4
+ * times the better order's time instead of hanging on the worse one. With p->only set,
+ * that order alone until the deadline. */
+static xe_pebble_answer reach_in_turns(xe_pebble *p, int k, int64_t msize, int64_t budget, double deadline)
 {
-    /* The two member orders in turn, each for a slice that doubles every round (the
-     * memo's answers hold for any order, so each search starts from all the others
-     * proved): which order answers sooner depends on the graph and budget, by factors
-     * of 100 and more either way, so the turns cost at most about 4 times the better
-     * order's time instead of hanging on the worse one. */
     double slice = XE_PEBBLE_SLICE0;
     for (;;) {
         for (int o = 0; o < 2; o++) {
@@ -435,14 +439,20 @@ xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double dead
             p->order = o;
             p->deadline = p->only >= 0 ? deadline : fmin(deadline, now + slice); /* one order: no turns */
             p->timed_out = 0;
-            memset(p->lv[0], 0, (size_t)p->W * sizeof *p->lv[0]);
-            add(p->lv[0], v);
-            xe_pebble_answer a = reach(p, 0, p->g->nodes[v].mem, budget);
+            memcpy(p->lv[k], p->start, (size_t)p->W * sizeof *p->start);
+            xe_pebble_answer a = reach(p, k, msize, budget);
             if (a != XE_PEBBLE_UNKNOWN || p->deadline >= deadline) return a;
             if (!p->timed_out) return a; /* the depth limit or an allocation, not the time: as with one order */
         }
         slice *= 2;
     }
+}
+
+xe_pebble_answer xe_pebble_node(xe_pebble *p, int v, int64_t budget, double deadline)
+{
+    memset(p->start, 0, (size_t)p->W * sizeof *p->start);
+    add(p->start, v);
+    return reach_in_turns(p, 0, p->g->nodes[v].mem, budget, deadline);
 }
 
 xe_pebble_answer xe_pebble_feasible(xe_pebble *p, int64_t budget, double deadline, int *blocker)
@@ -600,9 +610,10 @@ static int is_input(const xe_graph *g, int u, int s)
  * v unless keep_v) to out. Each step first takes the set's forced members as the search
  * did (drop_forced: they are computed last, in reverse, with nothing to free; one that
  * is an input of the step's choice is resident already and stays), then the memo's
- * choice for what is left. Returns XE_OK, XE_EINFEASIBLE when the memo lacks a
- * step (it was full), XE_ENOMEM. */
-static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_schedule *out)
+ * choice for what is left; a step the memo lost (it filled up after proving it) is
+ * searched again from an empty memo. Returns XE_OK, XE_ETIMEOUT (that search ran into
+ * the deadline), XE_EINFEASIBLE (the depth limit, or no step found), XE_ENOMEM. */
+static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, double deadline, xe_schedule *out)
 {
     const xe_graph *g = p->g;
     const int W = p->W, n = g->n;
@@ -629,6 +640,21 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, xe_sched
         fo[k + 1] = nfz;
         if (is_empty(cur, W)) break;
         size_t i = find_slot(p, cur);
+        if (k + 1 < p->maxdepth && (p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0)) {
+            /* the memo lost this step (it filled up after the step was proven): search
+             * this set again from an empty memo, where it is stored first */
+            int64_t m = 0;
+            for (int w = 0; w < W; w++)
+                for (uint64_t bits = cur[w]; bits; bits &= bits - 1) m += g->nodes[w * 64 + __builtin_ctzll(bits)].mem;
+            memo_reset(p);
+            memcpy(p->start, cur, (size_t)W * sizeof *cur);
+            xe_pebble_answer a = reach_in_turns(p, k, m, B, deadline);
+            if (a != XE_PEBBLE_YES) {
+                rc = a == XE_PEBBLE_UNKNOWN && p->timed_out ? XE_ETIMEOUT : XE_EINFEASIBLE;
+                goto out;
+            }
+            i = find_slot(p, cur);
+        }
         if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0) {
             rc = XE_EINFEASIBLE;
             goto out;
@@ -672,12 +698,12 @@ out:
 static int witness(xe_pebble *p, int v, int64_t wb, int d, int keep_v, double deadline, xe_schedule *out)
 {
     if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) return XE_ETIMEOUT;
-    int rc = emit_node(p, v, wb, d, keep_v, out);
+    int rc = emit_node(p, v, wb, d, keep_v, deadline, out);
     if (rc != XE_EINFEASIBLE) return rc;
     memo_reset(p);
     xe_pebble_answer a = xe_pebble_node(p, v, wb, deadline);
     if (a != XE_PEBBLE_YES) return XE_ETIMEOUT; /* it was yes: only the time can stop it */
-    rc = emit_node(p, v, wb, d, keep_v, out);
+    rc = emit_node(p, v, wb, d, keep_v, deadline, out);
     return rc == XE_EINFEASIBLE ? XE_ETIMEOUT : rc;
 }
 

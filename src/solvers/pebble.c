@@ -10,6 +10,7 @@
 
 #include "xengine/timer.h"
 #include "rng.h"
+#include "stage_mem.h"
 
 #define EMPTY_SLOT INT64_MIN
 
@@ -30,6 +31,10 @@ struct xe_pebble {
     uint64_t **lv;     /* [maxdepth]: the set at each recursion depth, W words each,
                           allocated when first reached */
     int *ch;           /* [maxdepth]: emit_node's chain of choices */
+    size_t *fo;        /* [maxdepth + 1]: emit_node's forced members of step k are
+                          fz[fo[k] .. fo[k + 1]) */
+    int *fz;           /* [fz_cap]: those members, every step's in a row (grown there) */
+    size_t fz_cap;
     uint64_t *start;   /* [W]: the set a search in turns starts from, restored each round */
     double deadline;
     long expansions;
@@ -265,12 +270,13 @@ xe_pebble *xe_pebble_new(const xe_graph *g, size_t max_bytes)
     p->lv = calloc((size_t)p->maxdepth, sizeof *p->lv);
     p->rk = calloc((size_t)p->maxdepth, sizeof *p->rk);
     p->ch = malloc((size_t)p->maxdepth * sizeof *p->ch);
+    p->fo = malloc(((size_t)p->maxdepth + 1) * sizeof *p->fo);
     p->start = malloc((size_t)p->W * sizeof *p->start);
     p->alap_rank = malloc((size_t)(g->n ? g->n : 1) * sizeof *p->alap_rank);
     p->alap_node = malloc((size_t)(g->n ? g->n : 1) * sizeof *p->alap_node);
     size_t cap = 1024;
     while (cap * entry_bytes(p->W) > p->max_bytes) cap /= 2;
-    if (!p->lv || !p->rk || !p->ch || !p->start || !p->alap_rank || !p->alap_node || alap_order(p, NULL, 0) || !level(p, 0) ||
+    if (!p->lv || !p->rk || !p->ch || !p->fo || !p->start || !p->alap_rank || !p->alap_node || alap_order(p, NULL, 0) || !level(p, 0) ||
         memo_alloc(p, cap)) {
         xe_pebble_free(p);
         return NULL;
@@ -297,6 +303,7 @@ void xe_pebble_free(xe_pebble *p)
         if (p->rk) free(p->rk[k]);
     }
     free(p->keys), free(p->yes_at), free(p->no_at), free(p->choice), free(p->lv), free(p->rk), free(p->ch);
+    free(p->fo), free(p->fz);
     free(p->alap_rank), free(p->alap_node), free(p->start);
     free(p);
 }
@@ -598,14 +605,6 @@ static int in_list(const int *list, size_t len, int v)
     return 0;
 }
 
-/* 1 when u is an input of s. */
-static int is_input(const xe_graph *g, int u, int s)
-{
-    for (int q = g->pred_off[s]; q < g->pred_off[s + 1]; q++)
-        if (g->pred[q] == u) return 1;
-    return 0;
-}
-
 /* Appends the from-scratch computation of v (reach({v}) by the memo's choices, then free
  * v unless keep_v) to out. Each step first takes the set's forced members as the search
  * did (drop_forced: they are computed last, in reverse, with nothing to free; one that
@@ -618,26 +617,22 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, double d
     const xe_graph *g = p->g;
     const int W = p->W, n = g->n;
     int k = 0, *ch = p->ch, rc = XE_OK;
-    size_t *fo = malloc(((size_t)p->maxdepth + 1) * sizeof *fo), nfz = 0, cfz = 0;
-    int *fz = NULL; /* forced members of every step, step k's from fo[k] to fo[k + 1] */
-    if (!fo) return XE_ENOMEM;
+    const size_t *fo = p->fo;
+    size_t nfz = 0;
     uint64_t *S = p->lv[0];
     memset(S, 0, (size_t)W * sizeof *S);
     add(S, v);
     for (;; k++) {
         uint64_t *cur = p->lv[k];
-        if (cfz - nfz < (size_t)n) {
-            size_t c = 2 * cfz + (size_t)n;
-            int *t = realloc(fz, c * sizeof *fz);
-            if (!t) {
-                rc = XE_ENOMEM;
-                goto out;
-            }
-            fz = t, cfz = c;
+        if (p->fz_cap - nfz < (size_t)n) { /* room for every member of a set */
+            size_t c = 2 * p->fz_cap + (size_t)n;
+            int *t = realloc(p->fz, c * sizeof *t);
+            if (!t) return XE_ENOMEM;
+            p->fz = t, p->fz_cap = c;
         }
-        fo[k] = nfz;
-        if (p->forced) drop_forced(g, cur, W, fz, &nfz);
-        fo[k + 1] = nfz;
+        p->fo[k] = nfz;
+        if (p->forced) drop_forced(g, cur, W, p->fz, &nfz);
+        p->fo[k + 1] = nfz;
         if (is_empty(cur, W)) break;
         size_t i = find_slot(p, cur);
         if (k + 1 < p->maxdepth && (p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0)) {
@@ -649,27 +644,20 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, double d
             memo_reset(p);
             memcpy(p->start, cur, (size_t)W * sizeof *cur);
             xe_pebble_answer a = reach_in_turns(p, k, m, B, deadline);
-            if (a != XE_PEBBLE_YES) {
-                rc = a == XE_PEBBLE_UNKNOWN && p->timed_out ? XE_ETIMEOUT : XE_EINFEASIBLE;
-                goto out;
-            }
+            if (a != XE_PEBBLE_YES) return a == XE_PEBBLE_UNKNOWN && p->timed_out ? XE_ETIMEOUT : XE_EINFEASIBLE;
             i = find_slot(p, cur);
         }
-        if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0) {
-            rc = XE_EINFEASIBLE;
-            goto out;
-        }
+        if (k + 1 >= p->maxdepth || p->yes_at[i] == EMPTY_SLOT || p->yes_at[i] > B || p->choice[i] < 0)
+            return XE_EINFEASIBLE;
         uint64_t *nx = level(p, k + 1);
-        if (!nx) {
-            rc = XE_ENOMEM;
-            goto out;
-        }
+        if (!nx) return XE_ENOMEM;
         int s = p->choice[i];
         ch[k] = s;
         memcpy(nx, cur, (size_t)W * sizeof *nx);
         del(nx, s);
         for (int q = g->pred_off[s]; q < g->pred_off[s + 1]; q++) add(nx, g->pred[q]);
     }
+    const int *fz = p->fz;
     for (int j = k; j >= 0 && !rc; j--) {
         int s = j < k ? ch[j] : -1;
         if (s >= 0) { /* an input of s stays when the step's set holds it, forced or not */
@@ -680,11 +668,9 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, double d
                     rc = xe_schedule_push(out, XE_EV_FREE, g->pred[q], d, -1);
         }
         for (size_t q = fo[j + 1]; q > fo[j] && !rc; q--) /* forced members not resident already */
-            if (s < 0 || !is_input(g, fz[q - 1], s)) rc = xe_schedule_push(out, XE_EV_COMPUTE, fz[q - 1], d, -1);
+            if (s < 0 || !xe_heur_is_input(g, fz[q - 1], s)) rc = xe_schedule_push(out, XE_EV_COMPUTE, fz[q - 1], d, -1);
     }
     if (!rc && !keep_v) rc = xe_schedule_push(out, XE_EV_FREE, v, d, -1);
-out:
-    free(fo), free(fz);
     return rc;
 }
 

@@ -54,6 +54,7 @@ static void test_auto_and_milp_prove_optimum(void **state)
         for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.no_chain_dp = 1; /* rows as asserted below; the DP: test_chain_dp_in_plan */
             o.mode = mode;
             o.time_limit = 60; /* a guard, not a target: each solve takes well under a second */
@@ -113,6 +114,7 @@ static void test_auto_short_limit_bounds(void **state)
         int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
         xe_plan_opts o;
         xe_plan_opts_default(&o);
+        o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
         o.time_limit = 0.3;
         xe_plan_result r;
         assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
@@ -159,6 +161,7 @@ static void test_short_limits_kept(void **state)
         for (int m = 0; m < 3; m++) {
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.time_limit = limits[l];
             o.mode = modes[m];
             xe_plan_result r;
@@ -191,6 +194,7 @@ static void test_heuristic_mode_is_portfolio(void **state)
         int hrc = xe_heur_best(in, &h, &which, &err);
         xe_plan_opts o;
         xe_plan_opts_default(&o);
+        o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
         o.no_chain_dp = 1; /* the portfolio alone; the DP: test_chain_dp_in_plan */
         o.mode = XE_PLAN_HEURISTIC;
         xe_plan_result r;
@@ -263,6 +267,7 @@ static void test_infeasible_budget(void **state)
             for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_HEURISTIC; mode++) {
                 xe_plan_opts o;
                 xe_plan_opts_default(&o);
+                o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
                 o.mode = mode;
                 o.time_limit = 20;
                 o.no_pebbling = nopeb;
@@ -307,6 +312,7 @@ static void test_extra_starts(void **state)
         xe_err err;
         xe_plan_opts o;
         xe_plan_opts_default(&o);
+        o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
         o.time_limit = 5;
         xe_plan_result best;
         assert_int_equal(xe_plan(in, &o, &best, &err), XE_OK);
@@ -405,6 +411,7 @@ static void test_rows(void **state)
             memset(&s, 0, sizeof s);
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.mode = mode;
             o.time_limit = 20;
             o.phase = on_phase;
@@ -456,6 +463,7 @@ static void test_bad_options(void **state)
     xe_err err;
     xe_plan_opts o;
     xe_plan_opts_default(&o);
+    o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
     xe_plan_result r;
     o.time_limit = 0;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
@@ -466,6 +474,7 @@ static void test_bad_options(void **state)
     o.mode = 7;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
     xe_plan_opts_default(&o);
+    o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
     o.nstarts = 1; /* starts NULL */
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
     xe_plan_mode m = XE_PLAN_AUTO;
@@ -532,6 +541,7 @@ static void test_chain_dp_in_plan(void **state)
             cases++;
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.mode = XE_PLAN_HEURISTIC;
             o.time_limit = 30;
             xe_plan_result r;

@@ -14,9 +14,9 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
-/* Most rows one call emits (portfolio, chain-dp, pebbling, greedy-random, descent, lns,
- * milp; room for one more). */
-#define XE_PLAN_MAX_ROWS 8
+/* Most rows one call emits (portfolio, chain-dp, reorder, pebbling, greedy-random,
+ * orders, descent, lns, milp; room for one more). */
+#define XE_PLAN_MAX_ROWS 10
 
 typedef enum {
     XE_PLAN_AUTO = 0, /* portfolio (on one-device training chains also the chain DP:
@@ -120,6 +120,15 @@ typedef struct xe_plan_opts {
                             schedule is in hand); its schedule, turned into stage matrices
                             (xe_stages_from_schedule), replaces the portfolio's when cheaper
                             (row "chain-dp") (0) */
+    int no_reorder;      /* 1: never plan in another topological order (docs/reorder.md),
+                            which otherwise happens right after the portfolio (and the
+                            chain DP) where some device's budget is below the index
+                            order's no-recomputation peak and xe_order_low_peak finds an
+                            order with a lower one: the portfolio runs again in that order
+                            (row "reorder") and, when its schedule is cheaper or the only
+                            one, every later phase plans in that order; the result is then
+                            an event list in the original node ids (events, reordered = 1)
+                            (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used
@@ -143,8 +152,17 @@ typedef struct xe_plan_result {
     xe_schedule events;  /* owned: the exact search's schedule, outside the stage structure
                             (one device, docs/pebble.md), when it is the best: no stage
                             schedule found, or none as cheap; then name is "pebbling" and
-                            objective its cost; else empty (len 0) */
+                            objective its cost; or, with reordered, the stage schedule of
+                            another order as an event list; else empty (len 0) */
     double events_objective; /* seconds: the cost of events while it is set */
+    int reordered;       /* 1 when events is a stage schedule planned in another
+                            topological order (docs/reorder.md), mapped back to the
+                            original node ids; name is then the phase that found it and
+                            bound the lesser of the two orders' stage bounds */
+    int64_t peak_index;  /* bytes: the no-recomputation peak in index order, and in the */
+    int64_t peak_order;  /* low-peak order found (0 when no order search ran) */
+    char reorder_status[96]; /* the reorder row's status */
+    char orders_status[96];  /* the orders row's status (further low-peak orders) */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
                             the budget (infeasible is then 1 too) */
     int blocker;         /* with infeasible_any: a node that cannot be computed; else -1 */

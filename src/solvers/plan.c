@@ -2,12 +2,14 @@
  * `xengine solve --method`"): portfolio and extra starts, LNS, the whole MILP. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xengine/baselines.h"
 #include "xengine/milp.h"
 #include "xengine/pebble.h"
 #include "xengine/plan.h"
+#include "xengine/reorder.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
 
@@ -110,13 +112,14 @@ static void no_answer(xe_milp_result *mr)
 }
 
 /* The whole MILP from `start` (NULL or o->no_start: none) for `limit` seconds, as one
- * phase named `method`: CBC failures and refuted or unconfirmed infeasibility claims are
+ * phase named `method` (its row's bound capped at lb_other: the other order's stage
+ * bound once reordered, else INFINITY): CBC failures and refuted or unconfirmed infeasibility claims are
  * turned into statuses (docs/lns.md), the row is emitted, res's MILP fields are set.
  * mr is filled (status NO_SOLUTION after a failure); *t0 = when the phase began,
  * seconds from t_start. Returns XE_OK or a fatal error (out of memory, a bug). */
 static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,
-                      const xe_stages *start, double limit, double t_start, xe_milp_result *mr, double *t0,
-                      xe_err *err)
+                      const xe_stages *start, double limit, double t_start, double lb_other, xe_milp_result *mr,
+                      double *t0, xe_err *err)
 {
     xe_err e2 = {{0}};
     xe_milp_opts mo;
@@ -174,8 +177,8 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (!r.status)
         r.status = mr->killed ? "stopped at the time limit (CBC killed: it did not stop at its own)" : xe_milp_status_str(mr->status);
     r.objective = mr->sol.R ? mr->objective : INFINITY;
-    r.bound = mr->bound;
-    r.gap = mr->sol.R ? rel_gap(mr->objective, mr->bound) : NAN;
+    r.bound = fmin(mr->bound, lb_other);
+    r.gap = mr->sol.R ? rel_gap(mr->objective, r.bound) : NAN;
     r.milp_status = (int)mr->status;
     r.killed = mr->killed;
     r.nvars = mr->nvars, r.nints = mr->nints, r.nrows = mr->nrows;
@@ -246,6 +249,163 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     }
     emit(o, res, &r);
     return (int)a;
+}
+
+/* The order search's passes and time (docs/reorder.md): 400 passes take 9 ms on
+ * random_layered_n250; the time cap matters only on graphs of thousands of wide layers. */
+#define XE_PLAN_ORDER_PASSES 400
+#define XE_PLAN_ORDER_S 0.1
+/* With LNS or the MILP to follow, the low-peak order is taken only when its portfolio's
+ * schedule is this much cheaper than the graph order's (or provably optimal):
+ * random_layered_n100 one GPU at 90%: 48.283 s against 48.412 s (0.27% cheaper), but LNS
+ * in the graph order reaches 48.146 s and in the low-peak order stays at 48.283 s. */
+#define XE_PLAN_REORDER_MARGIN 0.02
+/* Further orders where neither order's portfolio nor the restarts found a schedule: at
+ * most this many, for a tenth of the time left (at least min(2 s, a quarter of the
+ * limit); 5 s without a limit), as the exact search (docs/reorder.md). */
+#define XE_PLAN_MORE_ORDERS 32
+#define XE_PLAN_MORE_ORDERS_DEFAULT_S 5.0
+
+/* Where some device's budget is below the index order's no-recomputation peak: a
+ * topological order with a lower peak (xe_order_low_peak, seed 1), the instance
+ * relabelled in it and the portfolio there (improved, no randomised restarts; docs/
+ * reorder.md). Emits row "reorder" when such an order exists. Returns 1 when that
+ * portfolio's schedule is cheaper than best_cost by XE_PLAN_REORDER_MARGIN (none in
+ * heuristic or feasibility mode), or optimal, or the only one: *in2 (owned by the caller
+ * then), perm[n] (the order: node k of *in2 is node perm[k] of in) and *heur2 hold it,
+ * *which2 its member; 2 when neither order's portfolio found a schedule (*in2 and perm
+ * kept for the later phases, *heur2 empty); 0 when nothing changes (nothing allocated);
+ * a negative XE_E* code with err set on errors (out of memory, a portfolio failure). */
+static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double h_deadline,
+                         double best_cost, xe_instance **in2, int *perm, xe_stages *heur2, const char **which2,
+                         xe_err *err)
+{
+    int n = in->g->n;
+    *in2 = NULL;
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    if (peak < 0) return xe_err_set(err, XE_ENOMEM, "plan: out of memory computing the peak");
+    int tight = 0;
+    for (int d = 0; d < in->ndev; d++) tight |= in->dev[d].budget < peak;
+    if (o->no_reorder || !tight || n < 3 || (o->feasibility && isfinite(best_cost))) return 0;
+    if (best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return 0; /* optimal already */
+    double t0 = xe_now();
+    int64_t pk;
+    int rc = xe_order_low_peak(in->g, 1, XE_PLAN_ORDER_PASSES, t0 + XE_PLAN_ORDER_S, perm, &pk, err);
+    if (rc) return rc;
+    res->peak_index = peak;
+    res->peak_order = pk;
+    if (pk >= peak) return 0;
+    rc = xe_instance_permute(in, perm, in2, err);
+    if (rc) return rc;
+    const char *w = "greedy";
+    xe_err e2 = {{0}};
+    int hrc = xe_heur_best_within(*in2, heur2, &w, 1, 0.0, h_deadline, &e2);
+    if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
+        xe_instance_free(*in2);
+        *in2 = NULL;
+        return xe_err_set(err, hrc, "heuristic failed in the low-peak order: %s", e2.msg);
+    }
+    double c = hrc == XE_OK ? xe_stages_cost(*in2, heur2) : INFINITY;
+    /* cheaper by the margin (LNS and the MILP follow in one order only, and the graph
+     * order's search often closes a small lead), or as cheap as computing every node once
+     * on its cheapest device: optimal over all schedules */
+    double margin = o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
+    int take = hrc == XE_OK && (c < best_cost * (1 - margin) || (c < best_cost && c <= xe_bound_cheapest(in) * (1 + 1e-12)));
+    snprintf(res->reorder_status, sizeof res->reorder_status, "%s (low-peak order: peak %.1f%% of the graph order's)",
+             hrc != XE_OK ? "no schedule found" : take ? "valid, planned in it" : "valid, not cheaper",
+             100.0 * (double)pk / (double)peak);
+    xe_plan_row r = {.method = "reorder",
+                     .status = res->reorder_status,
+                     .objective = c,
+                     .bound = NAN,
+                     .gap = NAN,
+                     .time = xe_now() - t0,
+                     .milp_status = -1};
+    emit(o, res, &r);
+    if (!take && hrc != XE_OK && !isfinite(best_cost))
+        return 2; /* neither order has a schedule: *in2 stays for the restarts and descent */
+    if (!take) {
+        if (hrc == XE_OK) xe_stages_clear(heur2);
+        xe_instance_free(*in2);
+        *in2 = NULL;
+        return 0;
+    }
+    *which2 = w;
+    return 1;
+}
+
+/* Where no order's portfolio or restarts found a stage schedule: further low-peak
+ * orders (xe_order_low_peak with seeds 2, 3, ...: other orders of about the same peak),
+ * the portfolio in each, for `seconds` and at most XE_PLAN_MORE_ORDERS orders; the first
+ * schedule found is kept: *in2 and perm then hold that order (the previous *in2 freed),
+ * *heur2 its schedule, *which2 its member, and 1 is returned; 0 when none was found;
+ * a negative XE_E* code on errors. Emits row "orders". random_layered_n250 one GPU at
+ * 65%: the first order and the restarts find nothing, the order of seed 3 a schedule of
+ * 133.732 s (1.065x) after 0.3 s, where the exact search's is 265 s (docs/reorder.md). */
+static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
+                       xe_instance **in2, int *perm, xe_stages *heur2, const char **which2, xe_err *err)
+{
+    int n = in->g->n;
+    double t0 = xe_now(), end = t0 + seconds;
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
+    int found = 0, tried = 0, rc = XE_OK;
+    double c = INFINITY;
+    for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && xe_now() < end; seed++) {
+        int64_t pk;
+        rc = xe_order_low_peak(in->g, seed, XE_PLAN_ORDER_PASSES, fmin(end, xe_now() + XE_PLAN_ORDER_S), order,
+                               &pk, err);
+        if (rc) break;
+        if (pk >= res->peak_index) continue; /* none lower this time */
+        tried++;
+        xe_instance *p = NULL;
+        rc = xe_instance_permute(in, order, &p, err);
+        if (rc) break;
+        const char *w = "greedy";
+        xe_err e2 = {{0}};
+        int hrc = xe_heur_best_within(p, heur2, &w, 1, 0.0, end, &e2);
+        if (hrc == XE_OK) {
+            xe_instance_free(*in2);
+            *in2 = p;
+            memcpy(perm, order, (size_t)n * sizeof *perm);
+            res->peak_order = pk;
+            *which2 = w;
+            c = xe_stages_cost(p, heur2);
+            found = 1;
+        } else {
+            xe_instance_free(p);
+            if (hrc != XE_EINFEASIBLE) {
+                rc = xe_err_set(err, hrc, "heuristic failed in a low-peak order: %s", e2.msg);
+                break;
+            }
+        }
+    }
+    free(order);
+    if (rc) return rc < 0 ? rc : -rc;
+    snprintf(res->orders_status, sizeof res->orders_status, "%s (%d more low-peak order%s tried)",
+             found ? "valid, planned in it" : "no schedule found", tried, tried == 1 ? "" : "s");
+    xe_plan_row r = {.method = "orders", .status = res->orders_status, .objective = c, .bound = NAN, .gap = NAN,
+                     .time = xe_now() - t0, .milp_status = -1};
+    emit(o, res, &r);
+    return found;
+}
+
+/* From here on the phases plan in the low-peak order in2: its schedule st (found by
+ * phase `name`) is the best; the stage bound becomes in2's, the graph order's is kept
+ * apart in *lb_index (the reported bound is the lesser: docs/reorder.md). */
+static void adopt_order(const xe_instance *in2, const xe_stages *st, const char *name, double t_start,
+                        xe_plan_result *res, const xe_instance **cur, const xe_stages **best, double *best_cost,
+                        double *lb, double *lb_index)
+{
+    *cur = in2;
+    *best = st;
+    *best_cost = xe_stages_cost(in2, st);
+    res->name = name;
+    res->time_best = xe_now() - t_start;
+    res->reordered = 1;
+    trace(res, res->time_best, *best_cost);
+    *lb_index = fmin(*lb_index, *lb);
+    *lb = xe_bound_stage(in2);
 }
 
 /* On one device, where the graph is a training chain (xe_chain_detect) of at most
@@ -339,6 +499,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double lb = -INFINITY; /* best lower bound so far, seconds */
     double trivial = -INFINITY; /* every node once: bounds every schedule (pebbling's) */
     double t_events = 0;        /* when the pebbling schedule was in hand */
+    const xe_instance *cur = in; /* the instance the phases plan in: in, or in2 (reordered) */
+    xe_instance *in2 = NULL;     /* in relabelled in a low-peak order (docs/reorder.md) */
+    int *perm = NULL;            /* node k of in2 is node perm[k] of in */
+    xe_stages heur2 = {0};       /* the portfolio's schedule in that order */
+    double lb_index = INFINITY;  /* once reordered: the stage bound of the index order */
     int rc;
 
     /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b;
@@ -392,6 +557,20 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (rc) goto out;
     lb = xe_bound_stage(in); /* docs/lns.md, "Bounds" */
 
+    /* 1r. another topological order where the budget is below the index order's
+     * no-recomputation peak (docs/reorder.md): the portfolio there; when cheaper, every
+     * later phase plans in it, and bounds hold for the union of both orders' stage
+     * schedules (lb_index kept apart) */
+    perm = malloc(((size_t)in->g->n + 1) * sizeof *perm);
+    if (!perm) {
+        rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory");
+        goto out;
+    }
+    rc = reorder_phase(in, o, res, h_deadline, best_cost, &in2, perm, &heur2, &which, err);
+    if (rc < 0) goto out;
+    if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
+    rc = XE_OK;
+
     /* 1a. one device and no start: the exact search over all schedules (docs/pebble.md),
      * for a tenth of the time left (of its default without a limit in heuristic mode;
      * where it finds a schedule it mostly takes milliseconds, so a larger share would only
@@ -415,16 +594,39 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no
      * stage schedule, or only recompute-all's): up to XE_PORTFOLIO_RANDOM_S, at most a
      * quarter of the limit, half in heuristic mode; the cheaper schedule stays */
-    if ((hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur)) {
+    if (cur == in && (hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur)) {
         double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
         double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit)
                                           : XE_PORTFOLIO_RANDOM_S;
-        double tr0 = xe_now(), cc = INFINITY;
+        double tr0 = xe_now(), cc = INFINITY, c2 = INFINITY;
         int replaced = 0;
+        if (in2) { /* neither order's portfolio found one: the low-peak order's restarts
+                    * first, for a quarter of that time (docs/reorder.md) */
+            double none = INFINITY;
+            int r2 = xe_heur_restarts(in2, 0.25 * rand_s, &heur2, &none, NULL, &c2, NULL, &e2);
+            if (r2 != XE_OK && r2 != XE_EINFEASIBLE) {
+                rc = xe_err_set(err, r2, "heuristic failed in the low-peak order: %s", e2.msg);
+                goto out;
+            }
+        }
         int rrc = xe_heur_restarts(in, rand_s, &heur, &best_cost, NULL, &cc, &replaced, &e2);
         if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
             rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
             goto out;
+        }
+        double margin = o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
+        if (isfinite(c2) && !(best_cost <= c2 * (1 + margin))) { /* the low-peak order's */
+            rrc = xe_heur_improve(in2, &heur2, xe_heur_improve_seconds(in2), &e2);
+            if (rrc) {
+                rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
+                goto out;
+            }
+            adopt_order(in2, &heur2, "greedy-random", t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
+            cc = best_cost;
+            replaced = 0;
+            rrc = XE_OK;
+        } else if (isfinite(c2)) {
+            xe_stages_clear(&heur2);
         }
         if (replaced) { /* improved like the portfolio's own best */
             rrc = xe_heur_improve(in, &heur, xe_heur_improve_seconds(in), &e2);
@@ -439,7 +641,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             trace(res, res->time_best, best_cost);
         }
         xe_plan_row rr = {.method = "greedy-random",
-                          .status = rrc == XE_OK ? "valid" : "no schedule found",
+                          .status = rrc == XE_OK ? (cur != in ? "valid (low-peak order)" : "valid") : "no schedule found",
                           .objective = cc,
                           .bound = NAN,
                           .gap = NAN,
@@ -447,6 +649,17 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                           .milp_status = -1};
         emit(o, res, &rr);
         res->time_heur += rr.time;
+    }
+    /* 1d. no stage schedule in either order, not even from the restarts: further
+     * low-peak orders (docs/reorder.md) */
+    if (!best && in2 && !o->feasibility) {
+        double left = o->time_limit > 0 ? time_left(o, t_start) : XE_PLAN_MORE_ORDERS_DEFAULT_S;
+        double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
+        double lim = fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
+        rc = more_orders(in, o, res, lim, &in2, perm, &heur2, &which, err);
+        if (rc < 0) goto out;
+        if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
+        rc = XE_OK;
     }
     if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && (best || res->events.len))) goto out;
 
@@ -463,13 +676,19 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         dopt.isolate = 1;
         dopt.progress = o->progress;
         dopt.slice = o->slice;
-        int drc = xe_descent(in, &dopt, &dres, &e2);
+        /* in the low-peak order where neither order had a schedule (docs/reorder.md) */
+        const xe_instance *din = in2 && getenv("XE_DESC_INDEX") == NULL ? in2 : in;
+        int drc = xe_descent(din, &dopt, &dres, &e2);
         if (drc == XE_ENOMEM) {
             rc = xe_err_set(err, drc, "%s", e2.msg);
             goto out;
         }
         dr.time = xe_now() - td0;
-        if (drc == XE_OK) {
+        if (drc == XE_OK && din != in) {
+            adopt_order(in2, &dres.sol, "descent", t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
+            dr.objective = best_cost;
+            dr.status = "fits the budgets (low-peak order)";
+        } else if (drc == XE_OK) {
             best = &dres.sol;
             best_cost = dres.objective;
             res->name = "descent";
@@ -477,6 +696,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             trace(res, res->time_best, best_cost);
             dr.objective = best_cost;
             dr.status = "fits the budgets";
+        } else if (dres.proven && din != in) { /* that order's class only: the MILP follows */
+            dr.status = "no stage schedule of the low-peak order fits (proven)";
+            dres.proven = 0;
         } else if (dres.proven) {
             dr.status = "no stage schedule fits (proven)";
         } else if (drc == XE_ETIMEOUT && dres.sol.R) {
@@ -499,7 +721,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     int skip_milp = 0; /* LNS proved its schedule, or had all the time: no MILP after it */
-    int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(in) : 0; /* the model's size */
+    int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(cur) : 0; /* the model's size */
 
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md); not started when
      * the time limit has passed (on graphs of thousands of nodes the portfolio can take it
@@ -523,15 +745,15 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         lo.slice = o->slice;
         if (o->phase) o->phase(o->ctx, "lns");
         double t_lns0 = xe_now() - t_start;
-        rc = xe_lns_solve(in, best, &lo, &lns, err);
+        rc = xe_lns_solve(cur, best, &lo, &lns, err);
         if (rc) goto out;
         double llb = fmax(lb, lns.bound);
         double lgap = rel_gap(lns.objective, llb);
         xe_plan_row lr = {.method = "lns",
                           .status = lns.stop,
                           .objective = lns.objective,
-                          .bound = llb,
-                          .gap = lgap,
+                          .bound = fmin(llb, lb_index), /* the union's bound once reordered */
+                          .gap = rel_gap(lns.objective, fmin(llb, lb_index)),
                           .time = lns.time_total,
                           .milp_status = -1};
         emit(o, res, &lr);
@@ -563,7 +785,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     if (!skip_milp) {
         double t_m0;
-        rc = milp_phase(in, o, res, "milp", best, milp_limit, t_start, &mr, &t_m0, err);
+        rc = milp_phase(cur, o, res, "milp", best, milp_limit, t_start, lb_index, &mr, &t_m0, err);
         if (rc) goto out;
         take_milp(res, &mr, "milp", t_m0, &best, &best_cost);
         if (mr.status == XE_MILP_INFEASIBLE) res->infeasible = 1; /* no schedule in hand */
@@ -572,7 +794,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
 out:
     if (rc == XE_OK && best) {
-        if (best == &heur || best == &lns.sol || best == &mr.sol || best == &dres.sol || best == &dp) { /* move */
+        if (best == &heur || best == &heur2 || best == &lns.sol || best == &mr.sol || best == &dres.sol ||
+            best == &dp) { /* move */
             res->sol = *best;
             memset((xe_stages *)best, 0, sizeof *best);
         } else if (xe_stages_copy(&res->sol, best)) {
@@ -580,10 +803,12 @@ out:
         }
     }
     /* the pebbling schedule stays only where no stage schedule is as cheap */
-    if (rc == XE_OK && res->events.len && res->sol.R && xe_stages_cost(in, &res->sol) <= res->events_objective)
+    double sc = rc == XE_OK && res->sol.R ? xe_stages_cost(cur, &res->sol) : INFINITY;
+    if (rc == XE_OK && res->events.len && res->sol.R && sc <= res->events_objective)
         xe_schedule_clear(&res->events);
     if (rc == XE_OK && res->events.len) {
         xe_stages_clear(&res->sol);
+        res->reordered = 0;
         res->name = "pebbling";
         res->objective = res->events_objective;
         res->bound = fmin(trivial, res->objective); /* the stage bounds do not hold here */
@@ -591,8 +816,22 @@ out:
         res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
         res->time_best = t_events;
         res->infeasible = 0; /* a stage-class proof does not cover this schedule */
+    } else if (rc == XE_OK && res->sol.R && cur != in) {
+        /* planned in the low-peak order: an event list in in's node ids (docs/reorder.md) */
+        rc = xe_stages_to_schedule(cur, &res->sol, &res->events, err);
+        xe_stages_clear(&res->sol);
+        if (rc == XE_OK) {
+            xe_schedule_unpermute(&res->events, perm);
+            res->events_objective = res->objective = sc;
+            res->bound = fmin(fmin(lb, lb_index), sc); /* over both orders' stage schedules */
+            res->gap = rel_gap(sc, res->bound);
+            res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+            res->infeasible = 0;
+        } else {
+            xe_schedule_clear(&res->events);
+        }
     } else if (rc == XE_OK && res->sol.R) {
-        res->objective = xe_stages_cost(in, &res->sol);
+        res->objective = sc;
         res->bound = fmin(lb, res->objective);
         res->gap = rel_gap(res->objective, res->bound);
         res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
@@ -606,5 +845,8 @@ out:
     xe_milp_result_clear(&mr);
     xe_stages_clear(&dres.sol);
     xe_stages_clear(&dp);
+    xe_stages_clear(&heur2);
+    xe_instance_free(in2);
+    free(perm);
     return rc;
 }

@@ -1,0 +1,56 @@
+/* xengine — the order of computation: a topological order with a lower
+ * no-recomputation peak, and the instance relabelled in it (docs/reorder.md).
+ *
+ * ../shared/PROBLEM.md fixes the graph's node order 0..n-1, but a schedule is any event
+ * list: nodes may be computed in any topological order. Checkmate's stage structure,
+ * which the greedy, LNS and the MILP search, computes in index order; its memory floor
+ * therefore depends on the order. On the Moccasin random layered graphs the file's
+ * order holds far more tensors at once than needed (random_layered_n250: 146,842 B
+ * without recomputation in index order, 115,180 B in an order found here), so below its
+ * peak the stage solvers recompute what another order would simply keep. This module
+ * finds such orders (randomised list scheduling, the memory-greedy rule of
+ * "min-peak" operator ordering) and relabels an instance so that the stage solvers
+ * plan in them; a schedule found there is mapped back to the original node ids. */
+#ifndef XENGINE_REORDER_H
+#define XENGINE_REORDER_H
+
+#include <stdint.h>
+
+#include "xengine/error.h"
+#include "xengine/graph.h"
+#include "xengine/instance.h"
+#include "xengine/schedule.h"
+
+/* No-recomputation peak of `order` (order[k] = the node computed k-th; a topological
+ * order of g's n nodes): bytes resident at the worst compute when every node is computed
+ * once in that order and each output is freed right after its last reader (an output
+ * without readers right after it is computed); a compute's inputs and output count
+ * together (PROBLEM.md). With order = 0..n-1 it equals xe_instance_norecompute_peak(g).
+ * Returns -1 when out of memory or when order is not a topological permutation. O(n + m). */
+int64_t xe_order_peak(const xe_graph *g, const int *order);
+
+/* A topological order with a low no-recomputation peak, by randomised list scheduling:
+ * each pass computes, among the nodes whose inputs are all computed, the one whose
+ * compute adds the fewest bytes (its output, less the inputs it reads last), ties and
+ * near-ties broken at random (the first pass deterministic, later ones with noise of
+ * 1/4, 1 and 4 times the mean tensor size, in turn; splitmix64 from `seed`). Passes run
+ * until max_passes (>= 1) or the wall-clock deadline (xe_now() seconds; the first pass
+ * always completes). order[n] (caller-owned) receives the best order found, or 0..n-1
+ * when none beats it; *peak its xe_order_peak. Deterministic for a seed when the
+ * deadline does not cut the passes. O(passes * n * width * indegree).
+ * XE_ENOMEM; XE_EINVAL for a graph not finalized. */
+int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double deadline, int *order,
+                      int64_t *peak, xe_err *err);
+
+/* The instance relabelled in `order`: node k of *out is node order[k] of in (name, op,
+ * sizes, costs and copy costs carried over; edges renumbered), devices and budgets
+ * unchanged. order must be a topological order of in's graph (else XE_EINVAL). *out is
+ * new, owned by the caller (xe_instance_free). XE_ENOMEM. */
+int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **out, xe_err *err);
+
+/* Maps a schedule of the permuted instance back to the original node ids: every event's
+ * node k becomes order[k]. In place; the events' order is unchanged, so the schedule is
+ * valid for the original instance exactly when it was for the permuted one. */
+void xe_schedule_unpermute(xe_schedule *s, const int *order);
+
+#endif

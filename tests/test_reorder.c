@@ -1,0 +1,384 @@
+/* Low-peak topological orders and planning in them (include/xengine/reorder.h,
+ * docs/reorder.md):
+ *   - xe_order_peak on a hand graph (two chains joined at the end): 21 B in index order,
+ *     12 B in the chain-by-chain order, -1 for an order that is not topological or not a
+ *     permutation; equal to xe_instance_norecompute_peak on index orders;
+ *   - xe_order_low_peak finds the hand optimum, and on random DAGs returns a topological
+ *     permutation whose peak it reports, never above the index order's, the same for the
+ *     same seed;
+ *   - xe_instance_permute carries sizes and costs; a schedule planned in the permuted
+ *     instance, mapped back (xe_schedule_unpermute), replays in the simulator on the
+ *     original at the same cost and with the order's peak;
+ *   - xe_plan on the hand instance below the index order's peak: the schedule of the
+ *     low-peak order (reordered), valid in the simulator, as cheap as the event-list
+ *     brute-force optimum and cheaper than the index order's stage optimum; its bound is
+ *     at most the lesser of the two orders' brute-force stage optima on random tiny
+ *     instances;
+ *   - random_layered_n250 from ../shared/graphs at 65% on one GPU (skipped, saying so, when
+ *     absent): no stage schedule in the graph order, nor in the first low-peak order,
+ *     nor from the restarts; a further low-peak order (row "orders") gives one, valid in
+ *     the simulator, within 10% of computing every node once (the exact search's is
+ *     2.1x). */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../src/solvers/rng.h"
+#include "brute/brute.h"
+#include "support/randinst.h"
+#include "support/shared_graph.h"
+#include "xengine/plan.h"
+#include "xengine/reorder.h"
+#include "xengine/sim.h"
+#include "xengine/solvers.h"
+#include "xengine/timer.h"
+
+/* a0 (10 B) -> a1 (1 B); b0 (10 B) -> b1 (1 B); j (1 B) reads a1 and b1; index order
+ * interleaves the chains: a0 b0 a1 b1 j. Every node costs 1 s on the one device. */
+static xe_instance *hand(int64_t budget)
+{
+    xe_err err;
+    xe_graph *g = xe_graph_new("two chains");
+    assert_non_null(g);
+    static const char *names[5] = {"a0", "b0", "a1", "b1", "j"};
+    static const int64_t mem[5] = {10, 10, 1, 1, 1};
+    for (int v = 0; v < 5; v++) assert_int_equal(xe_graph_add_node(g, names[v], NULL, 0, mem[v], 0, 1.0, &err), v);
+    assert_int_equal(xe_graph_add_edge(g, 0, 2, &err), XE_OK);
+    assert_int_equal(xe_graph_add_edge(g, 1, 3, &err), XE_OK);
+    assert_int_equal(xe_graph_add_edge(g, 2, 4, &err), XE_OK);
+    assert_int_equal(xe_graph_add_edge(g, 3, 4, &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
+    in->dev[0].kind = XE_DEV_GPU;
+    in->dev[0].budget = budget;
+    for (int v = 0; v < 5; v++) in->cost[v] = 1.0;
+    return in;
+}
+
+static void test_peak_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = hand(100);
+    const xe_graph *g = in->g;
+    int index[5] = {0, 1, 2, 3, 4}, chains[5] = {0, 2, 1, 3, 4};
+    int not_topo[5] = {2, 0, 1, 3, 4}, repeated[5] = {0, 0, 1, 3, 4};
+    /* index: a0 10, b0 20, a1 21 (a0 freed after), b1 12, j 3 -> 21;
+     * chains: a0 10, a1 11 (a0 freed), b0 11, b1 12 (b0 freed), j 3 -> 12 */
+    assert_int_equal(xe_order_peak(g, index), 21);
+    assert_int_equal(xe_instance_norecompute_peak(g), 21);
+    assert_int_equal(xe_order_peak(g, chains), 12);
+    assert_int_equal(xe_order_peak(g, not_topo), -1);
+    assert_int_equal(xe_order_peak(g, repeated), -1);
+    int order[5];
+    int64_t pk = 0;
+    xe_err err;
+    assert_int_equal(xe_order_low_peak(g, 1, 16, INFINITY, order, &pk, &err), XE_OK);
+    assert_int_equal(pk, 12);
+    assert_int_equal(xe_order_peak(g, order), 12);
+    xe_instance_free(in);
+}
+
+/* A random DAG of n nodes in index order: edges j -> i (j < i) with probability p, sizes
+ * 1-1000 B, costs 1-10 s, one device whose budget is the index order's no-recomputation peak. */
+static xe_instance *random_dag(uint64_t seed, int n, double p)
+{
+    xe_err err;
+    uint64_t s = seed;
+    xe_graph *g = xe_graph_new("random");
+    assert_non_null(g);
+    char name[16];
+    for (int v = 0; v < n; v++) {
+        snprintf(name, sizeof name, "v%d", v);
+        int64_t mem = 1 + (int64_t)(xe_splitmix64(&s) % 1000);
+        assert_int_equal(xe_graph_add_node(g, name, NULL, 0, mem, 0, 1.0, &err), v);
+    }
+    for (int i = 1; i < n; i++) {
+        int any = 0;
+        for (int j = 0; j < i; j++)
+            if ((double)(xe_splitmix64(&s) >> 11) * 0x1.0p-53 < p) {
+                assert_int_equal(xe_graph_add_edge(g, j, i, &err), XE_OK);
+                any = 1;
+            }
+        if (!any && (xe_splitmix64(&s) & 1)) assert_int_equal(xe_graph_add_edge(g, (int)(xe_splitmix64(&s) % (uint64_t)i), i, &err), XE_OK);
+    }
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
+    in->dev[0].kind = XE_DEV_GPU;
+    in->dev[0].budget = xe_instance_norecompute_peak(g);
+    for (int v = 0; v < n; v++) in->cost[v] = 1.0 + (double)(xe_splitmix64(&s) % 10);
+    return in;
+}
+
+/* 1 when order is a permutation of 0..n-1 with every input before its user. */
+static int is_topological(const xe_graph *g, const int *order)
+{
+    int n = g->n, ok = 1;
+    int *pos = malloc((size_t)n * sizeof *pos);
+    assert_non_null(pos);
+    for (int v = 0; v < n; v++) pos[v] = -1;
+    for (int k = 0; k < n; k++) {
+        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) ok = 0;
+        else pos[order[k]] = k;
+    }
+    for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
+    free(pos);
+    return ok;
+}
+
+static void test_low_peak_random(void **state)
+{
+    (void)state;
+    int lower = 0, runs = 0;
+    double ratio_sum = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        int n = 10 + (int)(seed * 7 % 150);
+        double p = seed % 3 == 0 ? 0.3 : 4.0 / n; /* dense, or a few inputs each */
+        xe_instance *in = random_dag(seed, n, p);
+        const xe_graph *g = in->g;
+        int *id = malloc((size_t)n * sizeof *id), *o1 = malloc((size_t)n * sizeof *o1),
+            *o2 = malloc((size_t)n * sizeof *o2);
+        assert_true(id && o1 && o2);
+        for (int v = 0; v < n; v++) id[v] = v;
+        int64_t p0 = xe_instance_norecompute_peak(g), p1, p2;
+        assert_int_equal(xe_order_peak(g, id), p0);
+        xe_err err;
+        assert_int_equal(xe_order_low_peak(g, seed, 50, INFINITY, o1, &p1, &err), XE_OK);
+        assert_true(is_topological(g, o1));
+        assert_int_equal(xe_order_peak(g, o1), p1);
+        assert_true(p1 <= p0);
+        assert_int_equal(xe_order_low_peak(g, seed, 50, INFINITY, o2, &p2, &err), XE_OK);
+        assert_int_equal(p1, p2);
+        assert_memory_equal(o1, o2, (size_t)n * sizeof *o1);
+        lower += p1 < p0;
+        ratio_sum += (double)p1 / (double)p0;
+        runs++;
+        free(id), free(o1), free(o2);
+        xe_instance_free(in);
+    }
+    print_message("low-peak orders: lower peak than the index order on %d of %d random DAGs, mean ratio %.3f\n",
+                  lower, runs, ratio_sum / runs);
+    assert_true(lower > runs / 2); /* random index orders are rarely memory-friendly */
+}
+
+static void test_permute_roundtrip(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        int n = 20 + (int)(seed * 13 % 80);
+        xe_instance *in = random_dag(100 + seed, n, 3.0 / n);
+        const xe_graph *g = in->g;
+        int *order = malloc((size_t)n * sizeof *order);
+        assert_non_null(order);
+        int64_t pk;
+        xe_err err;
+        assert_int_equal(xe_order_low_peak(g, seed, 20, INFINITY, order, &pk, &err), XE_OK);
+        xe_instance *p = NULL;
+        assert_int_equal(xe_instance_permute(in, order, &p, &err), XE_OK);
+        assert_int_equal(p->g->n, n);
+        assert_int_equal(p->g->m, g->m);
+        for (int k = 0; k < n; k++) {
+            assert_string_equal(p->g->nodes[k].name, g->nodes[order[k]].name);
+            assert_int_equal(p->g->nodes[k].mem, g->nodes[order[k]].mem);
+            assert_true(xe_cost(p, k, 0) == xe_cost(in, order[k], 0));
+        }
+        assert_int_equal(xe_instance_norecompute_peak(p->g), pk);
+        /* checkpoint-all in the permuted order, mapped back, on the original */
+        p->dev[0].budget = pk;
+        xe_stages st;
+        assert_int_equal(xe_heur_checkpoint_all(p, 0, &st, &err), XE_OK);
+        xe_schedule s;
+        xe_schedule_init(&s);
+        assert_int_equal(xe_stages_to_schedule(p, &st, &s, &err), XE_OK);
+        xe_schedule_unpermute(&s, order);
+        in->dev[0].budget = pk;
+        xe_sim_result r;
+        if (xe_sim_run(in, &s, &r, &err) != XE_OK) print_error("seed %llu: %s\n", (unsigned long long)seed, err.msg);
+        assert_int_equal(r.bad_event, -1);
+        assert_int_equal(r.dev[0].peak, pk);
+        assert_true(fabs(r.total_time - xe_stages_cost(p, &st)) <= 1e-9 * r.total_time);
+        assert_int_equal(r.recomputes, 0);
+        /* not a topological order: refused */
+        int tmp = order[0];
+        order[0] = order[n - 1], order[n - 1] = tmp;
+        xe_instance *bad = NULL;
+        if (xe_graph_nsucc(g, tmp) > 0) {
+            assert_int_equal(xe_instance_permute(in, order, &bad, &err), XE_EINVAL);
+            assert_null(bad);
+        }
+        xe_schedule_clear(&s);
+        xe_stages_clear(&st);
+        xe_instance_free(p);
+        free(order);
+        xe_instance_free(in);
+    }
+}
+
+/* Replays the plan's event list on in: valid, at the plan's objective. */
+static void assert_events_valid(const xe_instance *in, const xe_plan_result *r)
+{
+    xe_sim_result sr;
+    xe_err err;
+    if (xe_sim_run(in, &r->events, &sr, &err) != XE_OK) print_error("%s\n", err.msg);
+    assert_int_equal(sr.bad_event, -1);
+    assert_true(fabs(sr.total_time - r->objective) <= 1e-9 * fmax(1.0, r->objective));
+    assert_true(sr.dev[0].peak <= in->dev[0].budget);
+}
+
+static void test_plan_hand(void **state)
+{
+    (void)state;
+    xe_err err;
+    for (int64_t budget = 12; budget < 21; budget += 4) {
+        xe_instance *in = hand(budget);
+        double stage_opt = INFINITY, event_opt = INFINITY;
+        assert_int_equal(xe_bf_stage_solve(in, &stage_opt, NULL, &err), XE_OK);
+        assert_int_equal(xe_bf_event_solve(in, &event_opt, NULL, &err), XE_OK);
+        assert_true(event_opt == 5.0); /* every node once, chain by chain */
+        assert_true(stage_opt > event_opt); /* the index order must recompute */
+        for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_HEURISTIC; mode++) {
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.mode = mode;
+            o.time_limit = 20;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            assert_int_equal(r.reordered, 1);
+            assert_null(r.sol.R);
+            assert_true(r.events.len > 0);
+            assert_events_valid(in, &r);
+            assert_true(r.objective == event_opt);
+            assert_int_equal(r.peak_index, 21);
+            assert_int_equal(r.peak_order, 12);
+            if (mode != XE_PLAN_HEURISTIC) { /* every node once: proven optimal */
+                assert_true(r.bound == event_opt);
+                assert_int_equal(r.optimal, 1);
+            }
+            int seen = 0;
+            for (int k = 0; k < r.nrows; k++) seen |= !strcmp(r.rows[k].method, "reorder");
+            assert_true(seen);
+            xe_plan_result_clear(&r);
+            /* without reordering: the index order's stage optimum */
+            o.no_reorder = 1;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            assert_int_equal(r.reordered, 0);
+            assert_non_null(r.sol.R);
+            if (mode != XE_PLAN_HEURISTIC) assert_true(fabs(r.objective - stage_opt) <= 1e-9 * stage_opt);
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+}
+
+/* Random tiny one-device instances: whenever auto plans in another order, its schedule
+ * is valid and no cheaper than the event-list optimum, and its bound is at most the
+ * lesser of the two orders' stage optima (brute force). */
+static void test_plan_bound_over_both_orders(void **state)
+{
+    (void)state;
+    int reordered = 0, tried = 0;
+    for (uint64_t seed = 1; seed <= 400 && reordered < 12; seed++) {
+        int n = 6 + (int)(seed % 3);
+        xe_instance *in = xe_test_random_instance(seed, n, 1, 0);
+        assert_non_null(in);
+        int64_t peak = xe_instance_norecompute_peak(in->g);
+        if (in->dev[0].budget >= peak || in->dev[0].budget < xe_instance_min_footprint(in->g)) {
+            xe_instance_free(in);
+            continue;
+        }
+        xe_err err;
+        int *order = malloc((size_t)n * sizeof *order);
+        assert_non_null(order);
+        int64_t pk;
+        assert_int_equal(xe_order_low_peak(in->g, 1, 400, INFINITY, order, &pk, &err), XE_OK);
+        if (pk >= peak) {
+            free(order);
+            xe_instance_free(in);
+            continue;
+        }
+        tried++;
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.time_limit = 20;
+        xe_plan_result r;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        if (r.reordered) {
+            reordered++;
+            assert_events_valid(in, &r);
+            double ev = INFINITY, s_index = INFINITY, s_order = INFINITY;
+            assert_int_equal(xe_bf_event_solve(in, &ev, NULL, &err), XE_OK);
+            int a = xe_bf_stage_solve(in, &s_index, NULL, &err);
+            assert_true(a == XE_OK || a == XE_EINFEASIBLE);
+            xe_instance *p = NULL;
+            assert_int_equal(xe_instance_permute(in, order, &p, &err), XE_OK);
+            assert_int_equal(xe_bf_stage_solve(p, &s_order, NULL, &err), XE_OK);
+            assert_true(r.objective >= ev * (1 - 1e-9));
+            assert_true(r.objective >= s_order * (1 - 1e-9));
+            assert_true(r.bound <= fmin(s_index, s_order) * (1 + 1e-9));
+            xe_instance_free(p);
+        }
+        xe_plan_result_clear(&r);
+        free(order);
+        xe_instance_free(in);
+    }
+    print_message("plan in a low-peak order: %d of %d tight random instances with a lower-peak order\n", reordered,
+                  tried);
+    assert_true(reordered >= 3);
+}
+
+static void test_more_orders_shared(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_shared_instance("random_layered_n250.json", "gpu", 0.65);
+    xe_err err;
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.mode = XE_PLAN_HEURISTIC;
+    o.no_pebbling = 1; /* the stage solvers only */
+    o.no_reorder = 1;
+    xe_plan_result r;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    assert_null(r.sol.R); /* the graph order alone: nothing */
+    assert_int_equal(r.events.len, 0);
+    xe_plan_result_clear(&r);
+    o.no_reorder = 0;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    int orders = -1, reorder = -1;
+    for (int k = 0; k < r.nrows; k++) {
+        if (!strcmp(r.rows[k].method, "orders")) orders = k;
+        if (!strcmp(r.rows[k].method, "reorder")) reorder = k;
+    }
+    assert_true(reorder >= 0 && !isfinite(r.rows[reorder].objective)); /* the first order: nothing */
+    assert_true(orders >= 0 && isfinite(r.rows[orders].objective));
+    assert_int_equal(r.reordered, 1);
+    assert_events_valid(in, &r);
+    double once = xe_bound_cheapest(in);
+    print_message("random_layered_n250 at 65%%: %s (%s), %.3f s = %.3fx every node once, order's peak %lld B\n",
+                  r.rows[orders].status, r.name, r.objective, r.objective / once, (long long)r.peak_order);
+    assert_true(r.objective <= 1.1 * once);
+    assert_true(r.peak_order < r.peak_index);
+    xe_plan_result_clear(&r);
+    xe_instance_free(in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peak_hand),
+        cmocka_unit_test(test_low_peak_random),
+        cmocka_unit_test(test_permute_roundtrip),
+        cmocka_unit_test(test_plan_hand),
+        cmocka_unit_test(test_plan_bound_over_both_orders),
+        cmocka_unit_test(test_more_orders_shared),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

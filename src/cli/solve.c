@@ -70,7 +70,7 @@ static void help(FILE *f)
             "                   every method, where a budget is below the graph order's\n"
             "                   no-recomputation peak: the portfolio also in a topological\n"
             "                   order with a lower peak (row reorder); when its schedule\n"
-            "                   is 2%% cheaper (any cheaper with heuristic), optimal, or\n"
+            "                   is 1%% cheaper (any cheaper with heuristic), optimal, or\n"
             "                   the only one, every later phase plans in that order and\n"
             "                   the schedule is named \"..., low-peak order\"\n"
             "                   (docs/reorder.md);\n"

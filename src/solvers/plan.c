@@ -255,30 +255,43 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
  * random_layered_n250; the time cap matters only on graphs of thousands of wide layers. */
 #define XE_PLAN_ORDER_PASSES 400
 #define XE_PLAN_ORDER_S 0.1
+/* Where the graph order has a schedule: up to this many low-peak orders (seeds 1, 2, ...),
+ * the portfolio in each, for XE_PLAN_REORDER_SHARE of the time left (1 s without a
+ * limit), the first always; the orders differ (random_layered_n100: peaks 38,660-42,430 B
+ * over seeds 1-20, portfolio schedules 51.140-64.538 s at 70%). */
+#define XE_PLAN_ORDER_CANDIDATES 16
+#define XE_PLAN_REORDER_SHARE 0.05
+#define XE_PLAN_REORDER_DEFAULT_S 1.0
 /* With LNS or the MILP to follow, the low-peak order is taken only when its portfolio's
- * schedule is this much cheaper than the graph order's (or provably optimal):
- * random_layered_n100 one GPU at 90%: 48.283 s against 48.412 s (0.27% cheaper), but LNS
- * in the graph order reaches 48.146 s and in the low-peak order stays at 48.283 s. */
-#define XE_PLAN_REORDER_MARGIN 0.02
+ * schedule is this much cheaper than the graph order's (or provably optimal): a small
+ * lead does not last (random_layered_n100 one GPU at 90%, the first order alone: 48.283 s
+ * against 48.412 s, 0.27% cheaper, but LNS in the graph order reaches 48.146 s and in the
+ * low-peak order stays at 48.283 s); a larger one does (at 80%: 48.283 s against
+ * 49.143 s, 1.75%, below the graph order's proven stage optimum, 48.866 s). */
+#define XE_PLAN_REORDER_MARGIN 0.01
 /* Further orders where neither order's portfolio nor the restarts found a schedule: at
  * most this many, for a tenth of the time left (at least min(2 s, a quarter of the
  * limit); 5 s without a limit), as the exact search (docs/reorder.md). */
 #define XE_PLAN_MORE_ORDERS 32
 #define XE_PLAN_MORE_ORDERS_DEFAULT_S 5.0
 
-/* Where some device's budget is below the index order's no-recomputation peak: a
- * topological order with a lower peak (xe_order_low_peak, seed 1), the instance
- * relabelled in it and the portfolio there (improved, no randomised restarts; docs/
- * reorder.md). Emits row "reorder" when such an order exists. Returns 1 when that
- * portfolio's schedule is cheaper than best_cost by XE_PLAN_REORDER_MARGIN (none in
- * heuristic or feasibility mode), or optimal, or the only one: *in2 (owned by the caller
- * then), perm[n] (the order: node k of *in2 is node perm[k] of in) and *heur2 hold it,
- * *which2 its member; 2 when neither order's portfolio found a schedule (*in2 and perm
- * kept for the later phases, *heur2 empty); 0 when nothing changes (nothing allocated);
- * a negative XE_E* code with err set on errors (out of memory, a portfolio failure). */
+/* Where some device's budget is below the index order's no-recomputation peak:
+ * topological orders with a lower peak (xe_order_low_peak, seeds 1, 2, ...), the
+ * instance relabelled in each and the portfolio there (improved, no randomised restarts;
+ * docs/reorder.md). When the graph order has a schedule (best_cost finite), up to
+ * XE_PLAN_ORDER_CANDIDATES orders for `seconds` (the first always), stopping at one as
+ * cheap as every node once; else the first order only (the exact search should not
+ * wait for more). The cheapest is kept. Emits row "reorder" when some order has a lower
+ * peak. Returns 1 when its schedule is cheaper than best_cost by XE_PLAN_REORDER_MARGIN
+ * (none in heuristic or feasibility mode), or optimal, or the only one: *in2 (owned by
+ * the caller then), perm[n] (the order: node k of *in2 is node perm[k] of in) and *heur2
+ * hold it, *which2 its member; 2 when neither order's portfolio found a schedule (*in2
+ * and perm kept for the later phases, *heur2 empty); 0 when nothing changes (nothing
+ * allocated); a negative XE_E* code with err set on errors (out of memory, a portfolio
+ * failure). */
 static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double h_deadline,
-                         double best_cost, xe_instance **in2, int *perm, xe_stages *heur2, const char **which2,
-                         xe_err *err)
+                         double seconds, double best_cost, xe_instance **in2, int *perm, xe_stages *heur2,
+                         const char **which2, xe_err *err)
 {
     int n = in->g->n;
     *in2 = NULL;
@@ -287,33 +300,70 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     int tight = 0;
     for (int d = 0; d < in->ndev; d++) tight |= in->dev[d].budget < peak;
     if (o->no_reorder || !tight || n < 3 || (o->feasibility && isfinite(best_cost))) return 0;
-    if (best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) return 0; /* optimal already */
-    double t0 = xe_now();
-    int64_t pk;
-    int rc = xe_order_low_peak(in->g, 1, XE_PLAN_ORDER_PASSES, t0 + XE_PLAN_ORDER_S, perm, &pk, err);
-    if (rc) return rc;
-    res->peak_index = peak;
-    res->peak_order = pk;
-    if (pk >= peak) return 0;
-    rc = xe_instance_permute(in, perm, in2, err);
-    if (rc) return rc;
+    double once = xe_bound_cheapest(in);
+    if (best_cost <= once * (1 + 1e-12)) return 0; /* optimal already */
+    double t0 = xe_now(), end = t0 + seconds;
+    int ncand = isfinite(best_cost) ? XE_PLAN_ORDER_CANDIDATES : 1;
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
+    double c = INFINITY; /* the best order's schedule's cost */
     const char *w = "greedy";
-    xe_err e2 = {{0}};
-    int hrc = xe_heur_best_within(*in2, heur2, &w, 1, 0.0, h_deadline, &e2);
-    if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
+    xe_stages cand = {0};
+    int rc = XE_OK, tried = 0;
+    res->peak_index = peak;
+    for (int seed = 1; seed <= ncand && (seed == 1 || xe_now() < end); seed++) {
+        int64_t pk;
+        rc = xe_order_low_peak(in->g, (uint64_t)seed, XE_PLAN_ORDER_PASSES, xe_now() + XE_PLAN_ORDER_S, order, &pk,
+                               err);
+        if (rc) break;
+        if (seed == 1) res->peak_order = pk;
+        if (pk >= peak) continue;
+        xe_instance *p = NULL;
+        rc = xe_instance_permute(in, order, &p, err);
+        if (rc) break;
+        tried++;
+        const char *cw = "greedy";
+        xe_err e2 = {{0}};
+        int hrc = xe_heur_best_within(p, &cand, &cw, 1, 0.0, h_deadline, &e2);
+        if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
+            xe_instance_free(p);
+            rc = xe_err_set(err, hrc, "heuristic failed in a low-peak order: %s", e2.msg);
+            break;
+        }
+        double cc = hrc == XE_OK ? xe_stages_cost(p, &cand) : INFINITY;
+        if (cc < c || !*in2) { /* the cheapest so far (or the first order, kept for later phases) */
+            xe_instance_free(*in2);
+            xe_stages_clear(heur2);
+            *in2 = p;
+            *heur2 = cand;
+            memset(&cand, 0, sizeof cand);
+            memcpy(perm, order, (size_t)n * sizeof *perm);
+            res->peak_order = pk;
+            c = cc;
+            w = cw;
+        } else {
+            xe_instance_free(p);
+            xe_stages_clear(&cand);
+        }
+        if (c <= once * (1 + 1e-12)) break; /* every node once: nothing is cheaper */
+    }
+    free(order);
+    if (rc) {
+        xe_stages_clear(heur2);
         xe_instance_free(*in2);
         *in2 = NULL;
-        return xe_err_set(err, hrc, "heuristic failed in the low-peak order: %s", e2.msg);
+        return rc;
     }
-    double c = hrc == XE_OK ? xe_stages_cost(*in2, heur2) : INFINITY;
+    if (!*in2) return 0; /* no order with a lower peak */
     /* cheaper by the margin (LNS and the MILP follow in one order only, and the graph
      * order's search often closes a small lead), or as cheap as computing every node once
      * on its cheapest device: optimal over all schedules */
     double margin = o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
-    int take = hrc == XE_OK && (c < best_cost * (1 - margin) || (c < best_cost && c <= xe_bound_cheapest(in) * (1 + 1e-12)));
-    snprintf(res->reorder_status, sizeof res->reorder_status, "%s (low-peak order: peak %.1f%% of the graph order's)",
-             hrc != XE_OK ? "no schedule found" : take ? "valid, planned in it" : "valid, not cheaper",
-             100.0 * (double)pk / (double)peak);
+    int take = isfinite(c) && (c < best_cost * (1 - margin) || (c < best_cost && c <= once * (1 + 1e-12)));
+    snprintf(res->reorder_status, sizeof res->reorder_status,
+             "%s (%d low-peak order%s; peak %.1f%% of the graph order's)",
+             !isfinite(c) ? "no schedule found" : take ? "valid, planned in it" : "valid, not cheaper", tried,
+             tried == 1 ? "" : "s", 100.0 * (double)res->peak_order / (double)peak);
     xe_plan_row r = {.method = "reorder",
                      .status = res->reorder_status,
                      .objective = c,
@@ -322,10 +372,10 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
                      .time = xe_now() - t0,
                      .milp_status = -1};
     emit(o, res, &r);
-    if (!take && hrc != XE_OK && !isfinite(best_cost))
+    if (!take && !isfinite(c) && !isfinite(best_cost))
         return 2; /* neither order has a schedule: *in2 stays for the restarts and descent */
     if (!take) {
-        if (hrc == XE_OK) xe_stages_clear(heur2);
+        xe_stages_clear(heur2);
         xe_instance_free(*in2);
         *in2 = NULL;
         return 0;
@@ -566,7 +616,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory");
         goto out;
     }
-    rc = reorder_phase(in, o, res, h_deadline, best_cost, &in2, perm, &heur2, &which, err);
+    double ro_s = o->time_limit > 0 ? XE_PLAN_REORDER_SHARE * fmax(0.0, time_left(o, t_start)) : XE_PLAN_REORDER_DEFAULT_S;
+    rc = reorder_phase(in, o, res, h_deadline, ro_s, best_cost, &in2, perm, &heur2, &which, err);
     if (rc < 0) goto out;
     if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;

@@ -97,9 +97,12 @@ typedef struct xe_plan_row {
 
 typedef struct xe_plan_opts {
     int mode;            /* xe_plan_mode (default XE_PLAN_AUTO) */
-    double time_limit;   /* wall seconds for the whole call, > 0 (default 60); ignored in
-                            heuristic mode; the portfolio's own time counts, but the
-                            portfolio is not interrupted (docs/lns.md) */
+    double time_limit;   /* wall seconds for the whole call, > 0 (default 60); in heuristic
+                            mode (where it may be 0: no limit) it only sets the shares of
+                            the exact search, the randomised restarts and the low-peak
+                            orders (so how many orders are tried depends on it and on the
+                            clock); the portfolio's own time counts, but the portfolio is
+                            not interrupted (docs/lns.md) */
     double rel_gap;      /* stop at (objective - bound) / objective <= rel_gap, >= 0 (1e-4) */
     int threads;         /* CBC threads, >= 1 (1) */
     int progress;        /* passed to LNS and MILP: 0 quiet, 1 a line per improvement / per
@@ -186,7 +189,9 @@ typedef struct xe_plan_result {
                             the MILP's (XE_MILP_NO_SOLUTION after a CBC failure or a refuted
                             claim); with the MILP skipped after LNS, XE_MILP_OPTIMAL when LNS
                             proved its schedule within rel_gap, else XE_MILP_FEASIBLE;
-                            -1 when neither ran (heuristic mode, feasibility stop) */
+                            -1 when neither ran (heuristic mode, feasibility stop); with
+                            reordered, XE_MILP_OPTIMAL only when optimal is 1 (a proof in
+                            the low-peak order alone is reported as XE_MILP_FEASIBLE) */
     int milp_killed;     /* the MILP was stopped by the watchdog */
     int milp_crashed;    /* the MILP failed (XE_ESOLVER) with a schedule in hand: kept */
     int milp_refuted;    /* the MILP's infeasibility claim was refuted by the schedule */

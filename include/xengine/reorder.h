@@ -5,7 +5,7 @@
  * list: nodes may be computed in any topological order. Checkmate's stage structure,
  * which the greedy, LNS and the MILP search, computes in index order; its memory floor
  * therefore depends on the order. On the Moccasin random layered graphs the file's
- * order holds far more tensors at once than needed (random_layered_n250: 146,842 B
+ * order holds far more tensors at once than needed (random_layered_n250: 146,840 B
  * without recomputation in index order, 115,180 B in an order found here), so below its
  * peak the stage solvers recompute what another order would simply keep. This module
  * finds such orders (randomised list scheduling, the memory-greedy rule of

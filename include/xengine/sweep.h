@@ -62,11 +62,13 @@ typedef struct xe_sweep_cell {
     double time;         /* wall seconds this method took */
     const char *which;   /* planner: where its schedule came from ("lns", "milp",
                             "greedy", "checkpoint-all", "recompute-all", "pebbling" (one
-                            device, outside the stage structure: docs/pebble.md), a
-                            baseline name, or "carried": opts.seed); static, "" without
-                            schedule */
-    int outside_stages;  /* 1: the schedule is not a stage schedule (pebbling), so the
-                            stage bounds of other budgets do not bound it; bound is its own */
+                            device, outside the stage structure: docs/pebble.md), one of
+                            these followed by ", low-peak order" (planned in another
+                            topological order: docs/reorder.md), a baseline name, or
+                            "carried": opts.seed); static, "" without schedule */
+    int outside_stages;  /* 1: the schedule is not a stage schedule of the graph's order
+                            (pebbling, or a low-peak order), so the stage bounds of other
+                            budgets do not bound it; bound is its own */
 } xe_sweep_cell;
 
 typedef struct xe_sweep_opts {

@@ -1,6 +1,7 @@
 /* The solve strategy as one call (include/xengine/plan.h, docs/lns.md "Strategy of
  * `xengine solve --method`"): portfolio and extra starts, LNS, the whole MILP. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,24 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
 #define XE_PLAN_MORE_ORDERS 32
 #define XE_PLAN_MORE_ORDERS_DEFAULT_S 5.0
 
+/* FNV-1a hash of an order: seeds often give the same order (the first pass of
+ * xe_order_low_peak is the same for every seed), which is then not planned again. */
+static uint64_t order_hash(const int *order, int n)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (int k = 0; k < n; k++) h = (h ^ (uint64_t)(unsigned)order[k]) * 1099511628211ULL;
+    return h;
+}
+
+/* 1 when h is among seen[0..*nseen); else adds it (when there is room) and returns 0. */
+static int seen_order(uint64_t h, uint64_t *seen, int *nseen, int cap)
+{
+    for (int k = 0; k < *nseen; k++)
+        if (seen[k] == h) return 1;
+    if (*nseen < cap) seen[(*nseen)++] = h;
+    return 0;
+}
+
 /* Where some device's budget is below the index order's no-recomputation peak:
  * topological orders with a lower peak (xe_order_low_peak, seeds 1, 2, ...), the
  * instance relabelled in each and the portfolio there (improved, no randomised restarts;
@@ -309,15 +328,16 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     double c = INFINITY; /* the best order's schedule's cost */
     const char *w = "greedy";
     xe_stages cand = {0};
-    int rc = XE_OK, tried = 0;
+    int rc = XE_OK, tried = 0, nseen = 0;
+    uint64_t seen[XE_PLAN_ORDER_CANDIDATES];
     res->peak_index = peak;
-    for (int seed = 1; seed <= ncand && (seed == 1 || xe_now() < end); seed++) {
+    for (int seed = 1; tried < ncand && seed <= 4 * ncand && (seed == 1 || xe_now() < end); seed++) {
         int64_t pk;
         rc = xe_order_low_peak(in->g, (uint64_t)seed, XE_PLAN_ORDER_PASSES, xe_now() + XE_PLAN_ORDER_S, order, &pk,
                                err);
         if (rc) break;
         if (seed == 1) res->peak_order = pk;
-        if (pk >= peak) continue;
+        if (pk >= peak || seen_order(order_hash(order, n), seen, &nseen, XE_PLAN_ORDER_CANDIDATES)) continue;
         xe_instance *p = NULL;
         rc = xe_instance_permute(in, order, &p, err);
         if (rc) break;
@@ -399,14 +419,18 @@ static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
     double t0 = xe_now(), end = t0 + seconds;
     int *order = malloc(((size_t)n + 1) * sizeof *order);
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
-    int found = 0, tried = 0, rc = XE_OK;
+    int found = 0, tried = 0, rc = XE_OK, nseen = 0;
     double c = INFINITY;
-    for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && xe_now() < end; seed++) {
+    uint64_t seen[XE_PLAN_MORE_ORDERS + 1];
+    seen_order(order_hash(perm, n), seen, &nseen, XE_PLAN_MORE_ORDERS + 1); /* the first order's */
+    for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && seed <= 4 * XE_PLAN_MORE_ORDERS && xe_now() < end;
+         seed++) {
         int64_t pk;
         rc = xe_order_low_peak(in->g, seed, XE_PLAN_ORDER_PASSES, fmin(end, xe_now() + XE_PLAN_ORDER_S), order,
                                &pk, err);
         if (rc) break;
-        if (pk >= res->peak_index) continue; /* none lower this time */
+        if (pk >= res->peak_index || seen_order(order_hash(order, n), seen, &nseen, XE_PLAN_MORE_ORDERS + 1))
+            continue; /* none lower this time, or one already tried */
         tried++;
         xe_instance *p = NULL;
         rc = xe_instance_permute(in, order, &p, err);
@@ -728,7 +752,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         dopt.progress = o->progress;
         dopt.slice = o->slice;
         /* in the low-peak order where neither order had a schedule (docs/reorder.md) */
-        const xe_instance *din = in2 && getenv("XE_DESC_INDEX") == NULL ? in2 : in;
+        const xe_instance *din = in2 ? in2 : in;
         int drc = xe_descent(din, &dopt, &dres, &e2);
         if (drc == XE_ENOMEM) {
             rc = xe_err_set(err, drc, "%s", e2.msg);
@@ -781,7 +805,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (lns_mode && o->time_limit > 0 && time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
         /* the stage bound known so far and the incumbent's gap to it, so that the table
          * still says how far the schedule may be from the optimum */
-        emit_not_run(o, res, "lns", lb, rel_gap(best_cost, lb));
+        emit_not_run(o, res, "lns", fmin(lb, lb_index), rel_gap(best_cost, fmin(lb, lb_index)));
     } else if (lns_mode) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;
@@ -878,6 +902,8 @@ out:
             res->gap = rel_gap(sc, res->bound);
             res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
             res->infeasible = 0;
+            /* a proof by LNS or the MILP held in the low-peak order only */
+            if (!res->optimal && res->milp_status == XE_MILP_OPTIMAL) res->milp_status = XE_MILP_FEASIBLE;
         } else {
             xe_schedule_clear(&res->events);
         }

@@ -1,6 +1,7 @@
 /* Low-peak topological orders and the instance relabelled in one (docs/reorder.md). */
 #include "xengine/reorder.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,10 @@ static void one_pass(const xe_graph *g, pass_buf *b, double noise, uint64_t *rs)
     for (int k = 0; k < n; k++) {
         int bi = 0;
         double bs = 0;
+        if (stamp > INT_MAX - nready) { /* stamps would wrap: start them over */
+            for (int v = 0; v < n; v++) b->mark[v] = -1;
+            stamp = 0;
+        }
         for (int r = 0; r < nready; r++) {
             double s = (double)added_bytes(g, b, b->ready[r], stamp++);
             if (noise > 0) s += noise * (double)(xe_splitmix64(rs) >> 11) * 0x1.0p-53;

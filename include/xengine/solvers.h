@@ -75,12 +75,20 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * XE_PORTFOLIO_RANDOM_S seconds from the call's start. The cheapest valid result
  * (pruned, then improved by xe_heur_improve for at most 0.25 s, and to at most 0.1 s
  * past XE_PORTFOLIO_RANDOM_S after the restarts; xe_stages_check passed) goes to out.
- * *which (may be NULL) names it ("greedy", "checkpoint-all", "recompute-all",
- * "greedy-random"; static strings). On one device it never fails at a
+ * With the improvement on, where the greedy found a schedule that is not as cheap as
+ * every node once, on graphs of up to XE_PORTFOLIO_DIVERSE_MAX_N nodes: randomised
+ * greedy runs from the start (xe_heur_greedy_random with seeds 2, 3, ...), each improved,
+ * the cheapest kept, for at most XE_PORTFOLIO_DIVERSE_RUNS runs, XE_PORTFOLIO_DIVERSE_S
+ * seconds and a tenth of the time left before the deadline (docs/heuristic.md,
+ * "Randomised diversification"). *which (may be NULL) names it ("greedy",
+ * "checkpoint-all", "recompute-all", "greedy-random", "greedy-diverse"; static strings). On one device it never fails at a
  * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
  * when none finds a schedule (not a proof); XE_ENOMEM. */
 #define XE_PORTFOLIO_RANDOM_S 0.8
 #define XE_PORTFOLIO_RANDOM_SEED 1
+#define XE_PORTFOLIO_DIVERSE_RUNS 1000
+#define XE_PORTFOLIO_DIVERSE_S 0.25
+#define XE_PORTFOLIO_DIVERSE_MAX_N 300
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
 
 /* xe_heur_best with the local improvement on (improve = 1) or off (0: for feasibility
@@ -96,6 +104,18 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
  * schedule it holds is returned as usual (pruned, checked). Same returns. */
 int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **which, int improve,
                         double random_seconds, double deadline, xe_err *err);
+
+/* When the portfolio's schedules were in hand, wall seconds from the call's start: the
+ * deterministic part's schedule (greedy and the others, improved) at first_at with cost
+ * first_cost (seconds; INFINITY and NAN without one), the returned one at best_at (its
+ * randomised diversification runs on after its last improvement). */
+typedef struct xe_heur_times {
+    double first_at, first_cost, best_at;
+} xe_heur_times;
+
+/* xe_heur_best_within that also says when (times may be NULL). */
+int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which, int improve,
+                       double random_seconds, double deadline, xe_heur_times *times, xe_err *err);
 
 /* The portfolio's randomised greedy restarts on their own (xe_heur_greedy_random, seed
  * XE_PORTFOLIO_RANDOM_SEED, for max_seconds): their schedule, pruned, replaces *best

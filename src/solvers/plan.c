@@ -585,7 +585,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * thousands of nodes its variants, pins and improvement take seconds) */
     const char *which = "greedy";
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
-    int hrc = xe_heur_best_within(in, &heur, &which, 1, 0.0, h_deadline, &e2);
+    double t_h0 = xe_now() - t_start;
+    xe_heur_times ht;
+    int hrc = xe_heur_best_timed(in, &heur, &which, 1, 0.0, h_deadline, &ht, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
@@ -596,7 +598,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         best = &heur;
         best_cost = xe_stages_cost(in, &heur);
         res->name = which;
-        res->time_best = t_heur;
+        /* when it was in hand: its randomised diversification runs on after its last
+         * improvement (docs/heuristic.md) */
+        res->time_best = isfinite(ht.best_at) ? t_h0 + ht.best_at : t_heur;
+        if (ht.first_cost > best_cost && isfinite(ht.first_at)) trace(res, t_h0 + ht.first_at, ht.first_cost);
     }
     xe_plan_row hr = {.method = hrc == XE_OK ? which : "greedy",
                       .status = hrc == XE_OK ? "valid" : "no schedule found",

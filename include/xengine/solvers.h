@@ -91,10 +91,11 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
 #define XE_PORTFOLIO_DIVERSE_MAX_N 300
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
 
-/* xe_heur_best with the local improvement on (improve = 1) or off (0: for feasibility
- * questions such as xe_min_budget's bisection, where only finding a schedule counts)
- * and the randomised restarts ending random_seconds (wall) after the call's start
- * (0: none). */
+/* xe_heur_best with the local improvement and the randomised diversification on
+ * (improve = 1), the improvement only (2: xe_plan's low-peak orders, which compare many
+ * portfolios), or neither (0: for feasibility questions such as xe_min_budget's
+ * bisection, where only finding a schedule counts) and the randomised restarts ending
+ * random_seconds (wall) after the call's start (0: none). */
 int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
                     xe_err *err);
 

@@ -344,7 +344,7 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
         tried++;
         const char *cw = "greedy";
         xe_err e2 = {{0}};
-        int hrc = xe_heur_best_within(p, &cand, &cw, 1, 0.0, h_deadline, &e2);
+        int hrc = xe_heur_best_within(p, &cand, &cw, 2, 0.0, h_deadline, &e2); /* no diversification */
         if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
             xe_instance_free(p);
             rc = xe_err_set(err, hrc, "heuristic failed in a low-peak order: %s", e2.msg);
@@ -437,7 +437,7 @@ static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
         if (rc) break;
         const char *w = "greedy";
         xe_err e2 = {{0}};
-        int hrc = xe_heur_best_within(p, heur2, &w, 1, 0.0, end, &e2);
+        int hrc = xe_heur_best_within(p, heur2, &w, 2, 0.0, end, &e2); /* no diversification */
         if (hrc == XE_OK) {
             xe_instance_free(*in2);
             *in2 = p;

@@ -182,7 +182,7 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
     xe_err first = {{0}}, e2;
     /* the greedy's best, and its other scoring's best (improved too, below) */
     xe_stages second;
-    int rc = xe_heur_greedy_pair(in, improve, deadline, &cand, &second, &first);
+    int rc = xe_heur_greedy_pair(in, improve != 0, deadline, &cand, &second, &first);
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
     else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
@@ -241,7 +241,7 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
         times->first_at = times->best_at = xe_now() - t0;
         times->first_cost = xe_stages_cost(in, out);
     }
-    if (rc == XE_OK && improve && greedy_found && !restarted)
+    if (rc == XE_OK && improve == 1 && greedy_found && !restarted)
         rc = diversify(in, out, which, imp_s, deadline, t0, times, err);
 done:
     if (times && rc == XE_OK && out->R && isnan(times->first_at)) {

@@ -224,6 +224,11 @@ void xe_plan_opts_default(xe_plan_opts *o);
  * and no schedule is in hand). */
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err);
 
+/* The name of res's schedule for people: res->name, followed by ", low-peak order" when
+ * it was planned in another topological order (res->reordered; docs/reorder.md). A
+ * static string or res->name (valid as long as that is). */
+const char *xe_plan_name(const xe_plan_result *res);
+
 /* Frees res->sol and zeroes res; safe on a zeroed or already cleared result. */
 void xe_plan_result_clear(xe_plan_result *res);
 

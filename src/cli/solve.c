@@ -554,12 +554,7 @@ int xe_cli_solve(int argc, char **argv)
         code = XE_EXIT_TIMEOUT;
         goto done;
     }
-    best_name = pr.name;
-    char name_buf[64];
-    if (pr.reordered) { /* a stage schedule of a low-peak order (docs/reorder.md) */
-        snprintf(name_buf, sizeof name_buf, "%s, low-peak order", pr.name);
-        best_name = name_buf;
-    }
+    best_name = xe_plan_name(&pr); /* ", low-peak order" when planned in one (docs/reorder.md) */
 
     /* 4. events (the pebbling schedule as it is, docs/pebble.md; a stage schedule
      * converted), independent validation, atomic write */

@@ -42,6 +42,20 @@ static double rel_gap(double objective, double bound)
     return (objective - fmin(bound, objective)) / objective;
 }
 
+const char *xe_plan_name(const xe_plan_result *res)
+{
+    static const char *const names[][2] = {
+        {"greedy", "greedy, low-peak order"},     {"greedy-random", "greedy-random, low-peak order"},
+        {"lns", "lns, low-peak order"},           {"milp", "milp, low-peak order"},
+        {"descent", "descent, low-peak order"},   {"checkpoint-all", "checkpoint-all, low-peak order"},
+        {"recompute-all", "recompute-all, low-peak order"},
+    };
+    if (!res->reordered) return res->name;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strcmp(res->name, names[k][0])) return names[k][1];
+    return "low-peak order";
+}
+
 void xe_plan_opts_default(xe_plan_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -86,6 +100,16 @@ static double time_left(const xe_plan_opts *o, double t_start) { return o->time_
 #define XE_PLAN_CHAIN_DP_MAX_NODES 256
 #define XE_PLAN_CHAIN_DP_SHARE 0.25
 #define XE_PLAN_CHAIN_DP_DEFAULT_S 2.0 /* without a time limit */
+
+/* Seconds for a search that runs where no stage schedule is in hand (the exact search,
+ * further low-peak orders): a tenth of the time left (of default_s without a limit), at
+ * least min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is left. */
+static double search_share(const xe_plan_opts *o, double t_start, double default_s)
+{
+    double left = o->time_limit > 0 ? time_left(o, t_start) : default_s;
+    double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
+    return fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
+}
 
 static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
@@ -276,6 +300,13 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
 #define XE_PLAN_MORE_ORDERS 32
 #define XE_PLAN_MORE_ORDERS_DEFAULT_S 5.0
 
+/* The low-peak order's schedule replaces the graph order's when cheaper by this factor
+ * (any cheaper where nothing follows the portfolio). */
+static double reorder_margin(const xe_plan_opts *o)
+{
+    return o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
+}
+
 /* FNV-1a hash of an order: seeds often give the same order (the first pass of
  * xe_order_low_peak is the same for every seed), which is then not planned again. */
 static uint64_t order_hash(const int *order, int n)
@@ -292,6 +323,20 @@ static int seen_order(uint64_t h, uint64_t *seen, int *nseen, int cap)
         if (seen[k] == h) return 1;
     if (*nseen < cap) seen[(*nseen)++] = h;
     return 0;
+}
+
+/* The low-peak order of `seed` (xe_order_low_peak into order[n], with the search's
+ * passes and time) and in relabelled in it: *p (new, the caller's) and *pk its peak; *p
+ * stays NULL when that peak is not below `peak` or the order was tried before (seen,
+ * seen_order). XE_OK or an error (out of memory). */
+static int order_candidate(const xe_instance *in, uint64_t seed, double deadline, int64_t peak, int *order,
+                           uint64_t *seen, int *nseen, int cap, xe_instance **p, int64_t *pk, xe_err *err)
+{
+    *p = NULL;
+    int rc = xe_order_low_peak(in->g, seed, XE_PLAN_ORDER_PASSES, fmin(deadline, xe_now() + XE_PLAN_ORDER_S), order,
+                               pk, err);
+    if (rc || *pk >= peak || seen_order(order_hash(order, in->g->n), seen, nseen, cap)) return rc;
+    return xe_instance_permute(in, order, p, err);
 }
 
 /* Where some device's budget is below the index order's no-recomputation peak:
@@ -315,11 +360,12 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
 {
     int n = in->g->n;
     *in2 = NULL;
+    if (o->no_reorder || n < 3 || (o->feasibility && isfinite(best_cost))) return 0;
     int64_t peak = xe_instance_norecompute_peak(in->g);
     if (peak < 0) return xe_err_set(err, XE_ENOMEM, "plan: out of memory computing the peak");
     int tight = 0;
     for (int d = 0; d < in->ndev; d++) tight |= in->dev[d].budget < peak;
-    if (o->no_reorder || !tight || n < 3 || (o->feasibility && isfinite(best_cost))) return 0;
+    if (!tight) return 0;
     double once = xe_bound_cheapest(in);
     if (best_cost <= once * (1 + 1e-12)) return 0; /* optimal already */
     /* the graph order has a schedule, and one more portfolio would not fit the share (a
@@ -338,14 +384,12 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     res->peak_index = peak;
     for (int seed = 1; tried < ncand && seed <= 4 * ncand && (seed == 1 || xe_now() < end); seed++) {
         int64_t pk;
-        rc = xe_order_low_peak(in->g, (uint64_t)seed, XE_PLAN_ORDER_PASSES, xe_now() + XE_PLAN_ORDER_S, order, &pk,
-                               err);
+        xe_instance *p;
+        rc = order_candidate(in, (uint64_t)seed, INFINITY, peak, order, seen, &nseen, XE_PLAN_ORDER_CANDIDATES, &p,
+                             &pk, err);
         if (rc) break;
         if (seed == 1) res->peak_order = pk;
-        if (pk >= peak || seen_order(order_hash(order, n), seen, &nseen, XE_PLAN_ORDER_CANDIDATES)) continue;
-        xe_instance *p = NULL;
-        rc = xe_instance_permute(in, order, &p, err);
-        if (rc) break;
+        if (!p) continue;
         tried++;
         const char *cw = "greedy";
         xe_err e2 = {{0}};
@@ -383,7 +427,7 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     /* cheaper by the margin (LNS and the MILP follow in one order only, and the graph
      * order's search often closes a small lead), or as cheap as computing every node once
      * on its cheapest device: optimal over all schedules */
-    double margin = o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
+    double margin = reorder_margin(o);
     int take = isfinite(c) && (c < best_cost * (1 - margin) || (c < best_cost && c <= once * (1 + 1e-12)));
     snprintf(res->reorder_status, sizeof res->reorder_status,
              "%s (%d low-peak order%s; peak %.1f%% of the graph order's)",
@@ -431,15 +475,12 @@ static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
     for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && seed <= 4 * XE_PLAN_MORE_ORDERS && xe_now() < end;
          seed++) {
         int64_t pk;
-        rc = xe_order_low_peak(in->g, seed, XE_PLAN_ORDER_PASSES, fmin(end, xe_now() + XE_PLAN_ORDER_S), order,
-                               &pk, err);
+        xe_instance *p;
+        rc = order_candidate(in, seed, end, res->peak_index, order, seen, &nseen, XE_PLAN_MORE_ORDERS + 1, &p, &pk,
+                             err);
         if (rc) break;
-        if (pk >= res->peak_index || seen_order(order_hash(order, n), seen, &nseen, XE_PLAN_MORE_ORDERS + 1))
-            continue; /* none lower this time, or one already tried */
+        if (!p) continue; /* none lower this time, or one already tried */
         tried++;
-        xe_instance *p = NULL;
-        rc = xe_instance_permute(in, order, &p, err);
-        if (rc) break;
         const char *w = "greedy";
         xe_err e2 = {{0}};
         int hrc = xe_heur_best_within(p, heur2, &w, 2, 0.0, end, &e2); /* no diversification */
@@ -460,7 +501,7 @@ static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
         }
     }
     free(order);
-    if (rc) return rc < 0 ? rc : -rc;
+    if (rc) return rc;
     snprintf(res->orders_status, sizeof res->orders_status, "%s (%d more low-peak order%s tried)",
              found ? "valid, planned in it" : "no schedule found", tried, tried == 1 ? "" : "s");
     xe_plan_row r = {.method = "orders", .status = res->orders_status, .objective = c, .bound = NAN, .gap = NAN,
@@ -663,11 +704,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * min(2 s, a quarter of the limit), at most what is
      * left */
     if (!best && !o->no_pebbling && in->ndev == 1) {
-        double left = o->time_limit > 0 ? time_left(o, t_start) : XE_PLAN_PEBBLE_DEFAULT_S;
-        double share = XE_PLAN_PEBBLE_SHARE;
-        /* at least min(2 s, a quarter of the limit), at most what is left of it */
-        double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
-        double lim = fmin(fmax(floor_s, share * left), fmax(0.01, left));
+        double lim = search_share(o, t_start, XE_PLAN_PEBBLE_DEFAULT_S);
         int a = pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
         if (a < 0) {
             rc = a;
@@ -699,8 +736,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
             goto out;
         }
-        double margin = o->mode == XE_PLAN_HEURISTIC || o->feasibility ? 0.0 : XE_PLAN_REORDER_MARGIN;
-        if (isfinite(c2) && !(best_cost <= c2 * (1 + margin))) { /* the low-peak order's */
+        if (isfinite(c2) && !(best_cost <= c2 * (1 + reorder_margin(o)))) { /* the low-peak order's */
             rrc = xe_heur_improve(in2, &heur2, xe_heur_improve_seconds(in2), &e2);
             if (rrc) {
                 rc = xe_err_set(err, rrc, "heuristic failed: %s", e2.msg);
@@ -738,9 +774,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1d. no stage schedule in either order, not even from the restarts: further
      * low-peak orders (docs/reorder.md) */
     if (!best && in2 && !o->feasibility) {
-        double left = o->time_limit > 0 ? time_left(o, t_start) : XE_PLAN_MORE_ORDERS_DEFAULT_S;
-        double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
-        double lim = fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
+        double lim = search_share(o, t_start, XE_PLAN_MORE_ORDERS_DEFAULT_S);
         rc = more_orders(in, o, res, lim, &in2, perm, &heur2, &which, err);
         if (rc < 0) goto out;
         if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);

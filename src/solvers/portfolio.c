@@ -177,7 +177,8 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
     if (times) *times = (xe_heur_times){NAN, INFINITY, NAN};
     memset(out, 0, sizeof *out);
     if (which) *which = "none";
-    double best_cost = INFINITY;
+    double best_cost = INFINITY, imp_s = 0;
+    int diverse = 0; /* the randomised diversification follows (set after the improvement) */
     xe_stages cand;
     xe_err first = {{0}}, e2;
     /* the greedy's best, and its other scoring's best (improved too, below) */
@@ -217,7 +218,7 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
         rc = xe_err_set(err, XE_EINFEASIBLE, "%s", first.msg);
         goto done;
     }
-    double imp_s = xe_heur_improve_seconds(in);
+    imp_s = xe_heur_improve_seconds(in);
     if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
         imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
     imp_s = fmin(imp_s, deadline - xe_now());
@@ -237,17 +238,13 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
             if (which) *which = "greedy";
         }
     }
-    if (rc == XE_OK && times) {
-        times->first_at = times->best_at = xe_now() - t0;
-        times->first_cost = xe_stages_cost(in, out);
-    }
-    if (rc == XE_OK && improve == 1 && greedy_found && !restarted)
-        rc = diversify(in, out, which, imp_s, deadline, t0, times, err);
+    diverse = improve == 1 && greedy_found && !restarted;
 done:
-    if (times && rc == XE_OK && out->R && isnan(times->first_at)) {
+    if (times && rc == XE_OK && out->R) { /* the deterministic part's schedule */
         times->first_at = times->best_at = xe_now() - t0;
         times->first_cost = xe_stages_cost(in, out);
     }
+    if (rc == XE_OK && diverse) rc = diversify(in, out, which, imp_s, deadline, t0, times, err);
     xe_stages_clear(&second);
     if (rc) xe_stages_clear(out);
     return rc;

@@ -1,7 +1,6 @@
 /* Low-peak topological orders and the instance relabelled in one (docs/reorder.md). */
 #include "xengine/reorder.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,57 +44,56 @@ out:
 
 /* Scratch of the list scheduling passes. */
 typedef struct {
-    int *indeg;   /* [n] inputs not yet computed */
-    int *left;    /* [n] users not yet computed */
-    int *ready;   /* [n] nodes whose inputs are all computed */
-    int *mark;    /* [n] stamp: distinct inputs of one candidate */
-    int *order;   /* [n] this pass's order */
+    int *indeg; /* [n] inputs not yet computed */
+    int *left;  /* [n] users not yet computed */
+    int *ready; /* [n] nodes whose inputs are all computed */
+    int *order; /* [n] this pass's order */
 } pass_buf;
 
 /* Bytes v's compute adds once it is done: its output (none when nothing reads it, it is
- * freed at once) less its distinct inputs that v is the last reader of. */
-static int64_t added_bytes(const xe_graph *g, const pass_buf *b, int v, int stamp)
+ * freed at once) less the inputs v is the last reader of (pred lists hold each input
+ * once: xe_graph_finalize merges duplicate edges). */
+static int64_t added_bytes(const xe_graph *g, const pass_buf *b, int v)
 {
     int64_t add = xe_graph_nsucc(g, v) > 0 ? g->nodes[v].mem : 0;
-    for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
-        int u = g->pred[j];
-        if (b->mark[u] == stamp) continue; /* pred lists are merged, but stay safe */
-        b->mark[u] = stamp;
-        if (b->left[u] == 1) add -= g->nodes[u].mem;
-    }
+    for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+        if (b->left[g->pred[j]] == 1) add -= g->nodes[g->pred[j]].mem;
     return add;
 }
 
 /* One pass of list scheduling into b->order; noise = 0: deterministic (lowest added
- * bytes, then lowest index). */
-static void one_pass(const xe_graph *g, pass_buf *b, double noise, uint64_t *rs)
+ * bytes, then lowest index). Returns the order's no-recomputation peak, counted as it
+ * goes exactly as xe_order_peak counts it (v's output joins the resident bytes at its
+ * compute; after it, v when nothing reads it and each input v read last leave). */
+static int64_t one_pass(const xe_graph *g, pass_buf *b, double noise, uint64_t *rs)
 {
-    int n = g->n, nready = 0, stamp = 0;
+    int n = g->n, nready = 0;
+    int64_t live = 0, peak = 0;
     for (int v = 0; v < n; v++) {
         b->indeg[v] = xe_graph_npred(g, v);
         b->left[v] = xe_graph_nsucc(g, v);
-        b->mark[v] = -1;
         if (b->indeg[v] == 0) b->ready[nready++] = v;
     }
     for (int k = 0; k < n; k++) {
         int bi = 0;
         double bs = 0;
-        if (stamp > INT_MAX - nready) { /* stamps would wrap: start them over */
-            for (int v = 0; v < n; v++) b->mark[v] = -1;
-            stamp = 0;
-        }
         for (int r = 0; r < nready; r++) {
-            double s = (double)added_bytes(g, b, b->ready[r], stamp++);
+            double s = (double)added_bytes(g, b, b->ready[r]);
             if (noise > 0) s += noise * (double)(xe_splitmix64(rs) >> 11) * 0x1.0p-53;
             if (r == 0 || s < bs || (s == bs && b->ready[r] < b->ready[bi])) bi = r, bs = s;
         }
         int v = b->ready[bi];
         b->ready[bi] = b->ready[--nready];
         b->order[k] = v;
-        for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) b->left[g->pred[j]]--;
+        live += g->nodes[v].mem;
+        if (live > peak) peak = live;
+        if (b->left[v] == 0) live -= g->nodes[v].mem;
+        for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+            if (--b->left[g->pred[j]] == 0) live -= g->nodes[g->pred[j]].mem;
         for (int j = g->succ_off[v]; j < g->succ_off[v + 1]; j++)
             if (--b->indeg[g->succ[j]] == 0) b->ready[nready++] = g->succ[j];
     }
+    return peak;
 }
 
 int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double deadline, int *order,
@@ -110,9 +108,9 @@ int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double d
     if (n == 0) return XE_OK;
     pass_buf b;
     size_t sz = (size_t)n * sizeof(int);
-    b.indeg = malloc(sz), b.left = malloc(sz), b.ready = malloc(sz), b.mark = malloc(sz), b.order = malloc(sz);
+    b.indeg = malloc(sz), b.left = malloc(sz), b.ready = malloc(sz), b.order = malloc(sz);
     int rc = XE_OK;
-    if (!b.indeg || !b.left || !b.ready || !b.mark || !b.order) {
+    if (!b.indeg || !b.left || !b.ready || !b.order) {
         rc = xe_err_set(err, XE_ENOMEM, "order search: out of memory for %d nodes", n);
         goto out;
     }
@@ -121,19 +119,14 @@ int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double d
     uint64_t rs = seed;
     for (int p = 0; p < max_passes; p++) {
         if (p > 0 && xe_now() >= deadline) break;
-        one_pass(g, &b, p == 0 ? 0.0 : spread[(p - 1) % 3] * mean, &rs);
-        int64_t pk = xe_order_peak(g, b.order);
-        if (pk < 0) {
-            rc = xe_err_set(err, XE_ENOMEM, "order search: out of memory");
-            goto out;
-        }
+        int64_t pk = one_pass(g, &b, p == 0 ? 0.0 : spread[(p - 1) % 3] * mean, &rs);
         if (pk < *peak) {
             *peak = pk;
             memcpy(order, b.order, sz);
         }
     }
 out:
-    free(b.indeg), free(b.left), free(b.ready), free(b.mark), free(b.order);
+    free(b.indeg), free(b.left), free(b.ready), free(b.order);
     return rc;
 }
 

@@ -77,21 +77,6 @@ static int judge(const xe_instance *in, const xe_sweep_opts *o, const xe_stages 
     return judged(xe_stages_replay(in, st, &r, &e2), &r, &e2, o, what, c, err);
 }
 
-/* The planner's phase name for a schedule planned in a low-peak order (docs/reorder.md):
- * static strings, as xe_sweep_cell.which requires. */
-static const char *low_peak_name(const char *name)
-{
-    static const char *const names[][2] = {
-        {"greedy", "greedy, low-peak order"},     {"greedy-random", "greedy-random, low-peak order"},
-        {"lns", "lns, low-peak order"},           {"milp", "milp, low-peak order"},
-        {"descent", "descent, low-peak order"},   {"checkpoint-all", "checkpoint-all, low-peak order"},
-        {"recompute-all", "recompute-all, low-peak order"},
-    };
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-        if (!strcmp(name, names[k][0])) return names[k][1];
-    return "low-peak order";
-}
-
 /* The same for an event list (the planner's pebbling schedule, docs/pebble.md, or a
  * stage schedule of a low-peak order mapped back to the graph's node ids): replayed
  * by the simulator, whose total time must equal the planner's objective. */
@@ -165,7 +150,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
     if (rc) {
         rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
     } else if (pr.events.len) { /* outside the stage structure, or in another order: no seed */
-        rc = judge_events(in, o, &pr.events, pr.objective, pr.reordered ? low_peak_name(pr.name) : pr.name, c, err);
+        rc = judge_events(in, o, &pr.events, pr.objective, xe_plan_name(&pr), c, err);
         if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
     } else if (pr.sol.R) {
         rc = judge(in, o, &pr.sol, pr.name, c, err);

@@ -692,7 +692,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         goto out;
     }
     double ro_s = o->time_limit > 0 ? XE_PLAN_REORDER_SHARE * fmax(0.0, time_left(o, t_start)) : XE_PLAN_REORDER_DEFAULT_S;
-    rc = reorder_phase(in, o, res, h_deadline, ro_s, t_heur, best_cost, &in2, perm, &heur2, &which, err);
+    /* one order's portfolio runs without the diversification: its cost is the graph
+     * order's deterministic part (ht.first_at), not the whole call */
+    double t_one = hrc == XE_OK && isfinite(ht.first_at) ? ht.first_at : t_heur - t_h0;
+    rc = reorder_phase(in, o, res, h_deadline, ro_s, t_one, best_cost, &in2, perm, &heur2, &which, err);
     if (rc < 0) goto out;
     if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;

@@ -139,6 +139,18 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
 
+/* xe_heur_improve with a choice of moves (bits): XE_IMPROVE_KEEP alone is one round of
+ * keeps (the quick improvement of the portfolio's diversification runs);
+ * XE_IMPROVE_ROUNDS repeats rounds while one changes something (at most 8);
+ * XE_IMPROVE_COPY adds copies moved earlier, and, on several devices, one round that
+ * also keeps equal-cost ones, kept only when later rounds make the schedule cheaper.
+ * XE_IMPROVE_ALL (all three) is xe_heur_improve. */
+#define XE_IMPROVE_KEEP 1
+#define XE_IMPROVE_ROUNDS 2
+#define XE_IMPROVE_COPY 4
+#define XE_IMPROVE_ALL 7
+int xe_heur_improve_ex(const xe_instance *in, xe_stages *st, double max_seconds, int moves, xe_err *err);
+
 /* The portfolio's time for xe_heur_improve, seconds: 0.25, 0.1 above 300 nodes. */
 double xe_heur_improve_seconds(const xe_instance *in);
 

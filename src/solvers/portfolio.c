@@ -127,30 +127,48 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
     /* a tenth of what is left before the deadline, at most XE_PORTFOLIO_DIVERSE_S */
     double now = xe_now(), end = fmin(now + XE_PORTFOLIO_DIVERSE_S, now + 0.1 * (deadline - now));
     xe_err e2;
+    /* the runs get the quick improvement (one round of keeps); the cheapest of them then
+     * the whole one, which takes up to ten times longer (docs/heuristic.md) */
+    xe_stages div = {0};
+    double div_cost = INFINITY;
+    int rc = XE_OK;
     for (uint64_t s = 1; s <= XE_PORTFOLIO_DIVERSE_RUNS && xe_now() < end; s++) {
         xe_stages cand;
-        int rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED + s, 0.0, &cand, NULL, &e2);
-        if (rc == XE_EINFEASIBLE) continue; /* this run found nothing */
-        if (rc) return xe_err_set(err, rc, "%s", e2.msg);
+        rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED + s, 0.0, &cand, NULL, &e2);
+        if (rc == XE_EINFEASIBLE) { /* this run found nothing */
+            rc = XE_OK;
+            continue;
+        }
+        if (rc) break;
         double left = fmin(imp_s, end - xe_now());
-        if (left > 0) rc = xe_heur_improve(in, &cand, left, &e2);
+        if (left > 0) rc = xe_heur_improve_ex(in, &cand, left, XE_IMPROVE_KEEP, &e2);
         if (rc) {
             xe_stages_clear(&cand);
-            return xe_err_set(err, rc, "%s", e2.msg);
+            break;
         }
         double c = xe_stages_cost(in, &cand);
-        if (c < best * (1 - 1e-12)) {
-            xe_stages t = *out;
-            *out = cand;
+        if (c < div_cost * (1 - 1e-12)) {
+            xe_stages t = div;
+            div = cand;
             cand = t;
-            best = c;
+            div_cost = c;
+        }
+        xe_stages_clear(&cand);
+        if (div_cost <= once * (1 + 1e-12)) break;
+    }
+    if (rc == XE_OK && div.R) {
+        double left = fmin(imp_s, deadline - xe_now());
+        if (left > 0) rc = xe_heur_improve(in, &div, left, &e2);
+        if (rc == XE_OK && xe_stages_cost(in, &div) < best * (1 - 1e-12)) {
+            xe_stages t = *out;
+            *out = div;
+            div = t;
             if (which) *which = "greedy-diverse";
             if (times) times->best_at = xe_now() - t0;
         }
-        xe_stages_clear(&cand);
-        if (best <= once * (1 + 1e-12)) break;
     }
-    return XE_OK;
+    xe_stages_clear(&div);
+    return rc ? xe_err_set(err, rc, "%s", e2.msg) : XE_OK;
 }
 
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err)
@@ -247,177 +265,5 @@ done:
     if (rc == XE_OK && diverse) rc = diversify(in, out, which, imp_s, deadline, t0, times, err);
     xe_stages_clear(&second);
     if (rc) xe_stages_clear(out);
-    return rc;
-}
-
-/* ---- local improvement: keep instead of recompute ---- */
-
-typedef struct move_cand {
-    int t, i, d;
-    double gain;
-} move_cand;
-
-static int cmp_gain(const void *a, const void *b)
-{
-    double x = ((const move_cand *)a)->gain, y = ((const move_cand *)b)->gain;
-    return (x < y) - (x > y);
-}
-
-double xe_heur_improve_seconds(const xe_instance *in) { return in->g->n > 300 ? 0.1 : 0.25; }
-
-/* 1 when i is a zero-cost source on d: no inputs, runs on d at cost 0. */
-static int free_source(const xe_instance *in, int i, int d)
-{
-    return xe_graph_npred(in->g, i) == 0 && xe_can_run(in, i, d) && xe_cost(in, i, d) == 0.0;
-}
-
-/* Zero-cost sources (free_source) of st, where no copy touches them: removed from every
- * checkpoint set after their first computation and recomputed in each stage where a
- * compute on d reads them. Computed at their own step, they are resident from there to
- * their last reader in the stage instead of from the stage's start: memory only drops,
- * the cost stays. Returns how many (node, device) pairs changed. */
-static int purge_free_sources(const xe_instance *in, xe_stages *st)
-{
-    const xe_graph *g = in->g;
-    int n = st->n, D = st->ndev, changed = 0;
-    for (int i = 0; i < n; i++) {
-        for (int d = 0; d < D; d++) {
-            if (!free_source(in, i, d)) continue;
-            int copied = 0;
-            for (int t = 0; t < n && !copied; t++) copied = xe_heur_cin(st, t, i, d) || xe_heur_cout(st, t, i, d);
-            if (copied) continue;
-            int any = 0;
-            for (int t = i + 1; t < n; t++) {
-                if (!*xe_S(st, t, i, d)) continue;
-                int read = 0;
-                for (int q = g->succ_off[i]; q < g->succ_off[i + 1] && !read; q++)
-                    read = g->succ[q] <= t && *xe_R(st, t, g->succ[q], d);
-                *xe_S(st, t, i, d) = 0;
-                *xe_R(st, t, i, d) = (uint8_t)read;
-                any = 1;
-            }
-            changed += any;
-        }
-    }
-    return changed;
-}
-
-static int improve_moves(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
-
-int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
-{
-    double t0 = xe_now();
-    int rc = improve_moves(in, st, max_seconds, err);
-    if (rc) return rc;
-    /* again from the schedule with its zero-cost sources recomputed where read, the
-     * cheaper kept: the room they free can let the moves keep a dearer tensor
-     * (random_layered_n100 one GPU at 70%: 51.184 s instead of 51.322 s); no copy where
-     * the graph has none (most models) or no time is left */
-    int any = 0;
-    for (int i = 0; i < st->n && !any; i++)
-        for (int d = 0; d < st->ndev && !any; d++) any = free_source(in, i, d);
-    double left = max_seconds - (xe_now() - t0);
-    if (!any || !(left > 0)) return XE_OK;
-    xe_stages alt;
-    if (xe_stages_copy(&alt, st)) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
-    if (purge_free_sources(in, &alt) > 0) {
-        xe_err e2;
-        if (xe_stages_check(in, &alt, &e2) == XE_OK) {
-            rc = improve_moves(in, &alt, left, err);
-            if (rc == XE_OK && xe_stages_cost(in, &alt) < xe_stages_cost(in, st) * (1 - 1e-12)) {
-                xe_stages t = *st;
-                *st = alt;
-                alt = t;
-            }
-        }
-    }
-    xe_stages_clear(&alt);
-    return rc;
-}
-
-static int improve_moves(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
-{
-    int n = st->n, D = st->ndev;
-    double t0 = xe_now();
-    xe_stages orig;
-    if (xe_stages_copy(&orig, st)) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
-    int64_t *U = malloc((size_t)(n ? n : 1) * D * sizeof *U);
-    int *last = malloc((size_t)(n ? n : 1) * D * sizeof *last);
-    uint8_t *saveR = malloc((size_t)(n ? n : 1) * 1), *saveS = malloc((size_t)(n ? n : 1));
-    uint8_t *saveC = malloc((size_t)(n ? n : 1) * D);
-    size_t cap = 1024, nc = 0;
-    move_cand *cand = malloc(cap * sizeof *cand);
-    int rc = XE_OK;
-    if (!U || !last || !saveR || !saveS || !saveC || !cand) {
-        rc = xe_err_set(err, XE_ENOMEM, "improve: out of memory");
-        goto out;
-    }
-    /* candidates: every recomputation or incoming copy of i on d in a later stage */
-    for (int t = 1; t < n; t++)
-        for (int i = 0; i < t; i++)
-            for (int d = 0; d < D; d++) {
-                double gain = *xe_R(st, t, i, d) ? xe_cost(in, i, d) : 0;
-                for (int e = 0; e < D; e++)
-                    if (e != d && *xe_C(st, t, i, e, d)) gain += xe_copy_cost(in, i, e, d);
-                if (!(gain > 0)) continue;
-                if (nc == cap) {
-                    move_cand *q = realloc(cand, 2 * cap * sizeof *cand);
-                    if (!q) {
-                        rc = xe_err_set(err, XE_ENOMEM, "improve: out of memory");
-                        goto out;
-                    }
-                    cand = q;
-                    cap *= 2;
-                }
-                cand[nc++] = (move_cand){t, i, d, gain};
-            }
-    qsort(cand, nc, sizeof *cand, cmp_gain);
-    for (size_t c = 0; c < nc; c++) {
-        if (xe_now() - t0 > max_seconds) break;
-        int t = cand[c].t, i = cand[c].i, d = cand[c].d;
-        if (!*xe_R(st, t, i, d) && !xe_heur_cin(st, t, i, d)) continue; /* gone already */
-        /* the latest earlier stage where i is present on d */
-        int s = t - 1;
-        while (s >= i && !xe_heur_present(st, s, i, d)) s--;
-        if (s < i) continue;
-        /* keep i on d through stages s+1..t: S = 1, no recomputation or copy in */
-        for (int q = s + 1; q <= t; q++) {
-            int k = q - (s + 1);
-            saveR[k] = *xe_R(st, q, i, d);
-            saveS[k] = *xe_S(st, q, i, d);
-            *xe_S(st, q, i, d) = 1;
-            *xe_R(st, q, i, d) = 0;
-            for (int e = 0; e < D; e++)
-                if (e != d) {
-                    saveC[k * D + e] = *xe_C(st, q, i, e, d);
-                    *xe_C(st, q, i, e, d) = 0;
-                }
-        }
-        int ok = 1;
-        for (int q = s; q <= t && ok; q++) {
-            int kk, dd;
-            xe_heur_stage_eval(in, st, q, U, last);
-            if (xe_heur_worst_overflow(in, q, U, &kk, &dd) > 0) ok = 0;
-        }
-        if (!ok)
-            for (int q = s + 1; q <= t; q++) {
-                int k = q - (s + 1);
-                *xe_R(st, q, i, d) = saveR[k];
-                *xe_S(st, q, i, d) = saveS[k];
-                for (int e = 0; e < D; e++)
-                    if (e != d) *xe_C(st, q, i, e, d) = saveC[k * D + e];
-            }
-    }
-    xe_stages_prune(in, st);
-    /* safety net: the moves keep every structural rule by construction; verify it */
-    xe_err e2;
-    if (xe_stages_check(in, st, &e2) != XE_OK || xe_stages_cost(in, st) > xe_stages_cost(in, &orig)) {
-        xe_stages_clear(st);
-        *st = orig;
-        memset(&orig, 0, sizeof orig);
-    }
-out:
-    xe_stages_clear(&orig);
-    free(U), free(last), free(saveR), free(saveS), free(saveC), free(cand);
     return rc;
 }

@@ -4,8 +4,9 @@
  *   - an equal-cost copy moved earlier that frees the GPU for a keep (the equal round,
  *     then move 1 with its pruning): hand instance, exact cost; without the copy moves
  *     nothing changes;
- *   - tiny random instances, one and two devices: valid, never dearer than the input,
- *     never below the brute-force stage optimum;
+ *   - tiny random instances, one and two devices, the whole improvement and one round
+ *     of keeps: valid, never dearer than the input, never below the brute-force stage
+ *     optimum;
  *   - VGG16 on GPU + CPU at 80% (skips without ../shared): the deterministic portfolio's
  *     schedule is the MILP's proven optimum. */
 #include <math.h>
@@ -33,7 +34,7 @@ static xe_instance *hand_instance(int n, const int64_t *mem, const double (*cost
     xe_graph *g = xe_graph_new("improve");
     assert_non_null(g);
     for (int v = 0; v < n; v++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "n%d", v);
         assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, 1.0, &err), v);
     }
@@ -165,6 +166,13 @@ static void test_tiny(void **state)
         if (xe_heur_best_ex(in, &st, NULL, 0, 0.0, &err) == XE_OK) {
             double opt = INFINITY, c0 = xe_stages_cost(in, &st);
             assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
+            xe_stages quick; /* one round of keeps, as the diversification's runs get */
+            assert_int_equal(xe_stages_copy(&quick, &st), XE_OK);
+            assert_int_equal(xe_heur_improve_ex(in, &quick, 5.0, XE_IMPROVE_KEEP, &err), XE_OK);
+            xe_test_assert_stages_valid(in, &quick);
+            assert_true(xe_stages_cost(in, &quick) <= c0 * (1 + 1e-12));
+            assert_true(xe_stages_cost(in, &quick) >= opt * (1 - 1e-9));
+            xe_stages_clear(&quick);
             assert_int_equal(xe_heur_improve(in, &st, 5.0, &err), XE_OK);
             xe_test_assert_stages_valid(in, &st);
             double c = xe_stages_cost(in, &st);

@@ -77,8 +77,9 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * past XE_PORTFOLIO_RANDOM_S after the restarts; xe_stages_check passed) goes to out.
  * With the improvement on, where the greedy found a schedule that is not as cheap as
  * every node once, on graphs of up to XE_PORTFOLIO_DIVERSE_MAX_N nodes: randomised
- * greedy runs from the start (xe_heur_greedy_random with seeds 2, 3, ...), each improved,
- * the cheapest kept, for at most XE_PORTFOLIO_DIVERSE_RUNS runs, XE_PORTFOLIO_DIVERSE_S
+ * greedy runs from the start (xe_heur_greedy_random with seeds 2, 3, ...), each with one
+ * round of keeps (xe_heur_improve_ex, XE_IMPROVE_KEEP), the cheapest improved fully and
+ * kept when cheaper, for at most XE_PORTFOLIO_DIVERSE_RUNS runs, XE_PORTFOLIO_DIVERSE_S
  * seconds and a tenth of the time left before the deadline (docs/heuristic.md,
  * "Randomised diversification"). *which (may be NULL) names it ("greedy",
  * "checkpoint-all", "recompute-all", "greedy-random", "greedy-diverse"; static strings). On one device it never fails at a
@@ -128,19 +129,24 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
 int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
                      const char **which, double *found_cost, int *replaced, xe_err *err);
 
-/* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement"):
- * recomputations and incoming copies of i on d, most expensive first, are replaced by
- * keeping i on d as a checkpoint since the last stage where it was present, when every
- * stage concerned still fits (exact stage accounting); then xe_stages_prune drops what
- * the recomputations fed; then the same again from a copy whose zero-cost sources (no
+/* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement";
+ * src/solvers/improve.c): recomputations and incoming copies of i on d, most expensive
+ * first, are replaced by keeping i on d as a checkpoint since the last stage where it
+ * was present (giving up what was resident only to recompute or copy it), or, on
+ * several devices, by a copy from a device where i was computed or kept in an earlier
+ * stage, when every stage concerned still fits (exact stage accounting) and the cost
+ * falls; in rounds while one changes something (at most 8), then one round that also
+ * takes equal-cost earlier copies, undone unless later rounds gain; xe_stages_prune
+ * after each round; then the same again from a copy whose zero-cost sources (no
  * inputs, cost 0) are recomputed in each stage that reads them instead of kept across
  * stages (less memory, same cost), the cheaper of the two kept. Stops after max_seconds.
  * st stays valid and never gets more expensive (it is restored if the final
  * xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
 
-/* xe_heur_improve with a choice of moves (bits): XE_IMPROVE_KEEP alone is one round of
- * keeps (the quick improvement of the portfolio's diversification runs);
+/* xe_heur_improve with a choice of moves (bits): without XE_IMPROVE_ROUNDS one round of
+ * keeps (XE_IMPROVE_KEEP: the quick improvement of the portfolio's diversification runs;
+ * the keeps are always tried), once more from the zero-cost-source copy;
  * XE_IMPROVE_ROUNDS repeats rounds while one changes something (at most 8);
  * XE_IMPROVE_COPY adds copies moved earlier, and, on several devices, one round that
  * also keeps equal-cost ones, kept only when later rounds make the schedule cheaper.

@@ -114,6 +114,7 @@ typedef struct improve_ws {
     undo_ent *log;
     size_t nlog, caplog;
     double delta; /* seconds the move added (negative: saved) */
+    double cost;  /* seconds: the schedule's cost, kept up to date by every kept move */
     int *work;    /* pairs j * ndev + d */
     uint8_t *queued;
     int nwork;
@@ -279,7 +280,7 @@ static int move_keep(const xe_instance *in, xe_stages *st, int t, int i, int d, 
 static int move_copy_earlier(const xe_instance *in, xe_stages *st, int t, int i, int d, int allow_equal, improve_ws *w)
 {
     int D = st->ndev;
-    double tol = 1e-12 * fabs(xe_stages_cost(in, st)) * (allow_equal ? 1 : -1);
+    double tol = 1e-12 * fabs(w->cost) * (allow_equal ? 1 : -1);
     for (int e = 0; e < D; e++) {
         if (e == d) continue;
         int first = -1, lastq = -1;
@@ -329,13 +330,19 @@ static int improve_round(const xe_instance *in, xe_stages *st, double t0, double
                 (*cand)[nc++] = (move_cand){t, i, d, gain};
             }
     qsort(*cand, nc, sizeof **cand, cmp_gain);
+    w->cost = xe_stages_cost(in, st);
     for (size_t c = 0; c < nc; c++) {
         if (xe_now() - t0 > max_seconds) break;
         int t = (*cand)[c].t, i = (*cand)[c].i, d = (*cand)[c].d;
         if (!*xe_R(st, t, i, d) && !xe_heur_cin(st, t, i, d)) continue; /* gone already */
-        if (move_keep(in, st, t, i, d, w) || (D > 1 && (moves & XE_IMPROVE_COPY) && move_copy_earlier(in, st, t, i, d, allow_equal, w)))
-            *moved = 1;
+        int kept = move_keep(in, st, t, i, d, w);
+        if (!kept && !w->oom && D > 1 && (moves & XE_IMPROVE_COPY))
+            kept = move_copy_earlier(in, st, t, i, d, allow_equal, w);
         if (w->oom) return xe_err_set(err, XE_ENOMEM, "improve: out of memory");
+        if (kept) {
+            w->cost += w->delta;
+            *moved = 1;
+        }
     }
     xe_stages_prune(in, st);
     return XE_OK;

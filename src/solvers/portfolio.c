@@ -113,12 +113,15 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * its eviction scores look at one tensor at a time, so its schedule (and the local
  * improvement from it) can sit far from the optimum where another eviction order would
  * not; randomised runs (eviction scores times U[1, 9), xe_heur_greedy_random) from
- * seeds 2, 3, ..., each improved for at most imp_s, replace *out when cheaper, for
- * XE_PORTFOLIO_DIVERSE_RUNS runs or XE_PORTFOLIO_DIVERSE_S seconds (within deadline),
- * stopping at the every-node-once bound. U-Net one GPU 80%: 31.620 s (the MILP's optimum)
- * where the greedy and its improvement stop at 31.665 s. Only on graphs of up to
- * XE_PORTFOLIO_DIVERSE_MAX_N nodes (a run takes milliseconds there; 0.8 s on a 5,000-node
- * chain). XE_OK or an error (out of memory). */
+ * seeds 2, 3, ..., each with the quick improvement (one round of keeps,
+ * XE_IMPROVE_KEEP), replace *out as soon as one is cheaper; the cheapest run then gets
+ * the whole improvement (xe_heur_improve) and replaces *out when that makes it cheaper.
+ * The runs get four fifths of the time, the final improvement the rest: together at
+ * most XE_PORTFOLIO_DIVERSE_S seconds and a tenth of what is left before deadline; at
+ * most XE_PORTFOLIO_DIVERSE_RUNS runs, stopping at the every-node-once bound. U-Net one
+ * GPU 80%: 31.620 s (the MILP's optimum) where the greedy and its improvement stop at
+ * 31.665 s. Only on graphs of up to XE_PORTFOLIO_DIVERSE_MAX_N nodes (a run takes
+ * milliseconds there; 0.8 s on a 5,000-node chain). XE_OK or an error (out of memory). */
 static int diversify(const xe_instance *in, xe_stages *out, const char **which, double imp_s, double deadline,
                      double t0, xe_heur_times *times, xe_err *err)
 {
@@ -126,13 +129,14 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
     if (in->g->n > XE_PORTFOLIO_DIVERSE_MAX_N || best <= once * (1 + 1e-12)) return XE_OK;
     /* a tenth of what is left before the deadline, at most XE_PORTFOLIO_DIVERSE_S */
     double now = xe_now(), end = fmin(now + XE_PORTFOLIO_DIVERSE_S, now + 0.1 * (deadline - now));
+    double end_runs = now + 0.8 * (end - now); /* the rest: the final improvement */
     xe_err e2;
     /* the runs get the quick improvement (one round of keeps); the cheapest of them then
      * the whole one, which takes up to ten times longer (docs/heuristic.md) */
     xe_stages div = {0};
     double div_cost = INFINITY;
     int rc = XE_OK;
-    for (uint64_t s = 1; s <= XE_PORTFOLIO_DIVERSE_RUNS && xe_now() < end; s++) {
+    for (uint64_t s = 1; s <= XE_PORTFOLIO_DIVERSE_RUNS && xe_now() < end_runs; s++) {
         xe_stages cand;
         rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED + s, 0.0, &cand, NULL, &e2);
         if (rc == XE_EINFEASIBLE) { /* this run found nothing */
@@ -140,7 +144,7 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
             continue;
         }
         if (rc) break;
-        double left = fmin(imp_s, end - xe_now());
+        double left = fmin(imp_s, end_runs - xe_now());
         if (left > 0) rc = xe_heur_improve_ex(in, &cand, left, XE_IMPROVE_KEEP, &e2);
         if (rc) {
             xe_stages_clear(&cand);
@@ -154,10 +158,22 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
             div_cost = c;
         }
         xe_stages_clear(&cand);
+        if (div_cost < best * (1 - 1e-12) && div.R) { /* already cheaper: in hand now */
+            xe_stages cp;
+            if (xe_stages_copy(&cp, &div)) {
+                rc = xe_err_set(&e2, XE_ENOMEM, "diversification: out of memory");
+                break;
+            }
+            xe_stages_clear(out);
+            *out = cp;
+            best = div_cost;
+            if (which) *which = "greedy-diverse";
+            if (times) times->best_at = xe_now() - t0;
+        }
         if (div_cost <= once * (1 + 1e-12)) break;
     }
     if (rc == XE_OK && div.R) {
-        double left = fmin(imp_s, deadline - xe_now());
+        double left = fmin(imp_s, end - xe_now());
         if (left > 0) rc = xe_heur_improve(in, &div, left, &e2);
         if (rc == XE_OK && xe_stages_cost(in, &div) < best * (1 - 1e-12)) {
             xe_stages t = *out;

@@ -139,8 +139,9 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * takes equal-cost earlier copies, undone unless later rounds gain; xe_stages_prune
  * after each round; then the same again from a copy whose zero-cost sources (no
  * inputs, cost 0) are recomputed in each stage that reads them instead of kept across
- * stages (less memory, same cost), the cheaper of the two kept. Stops after max_seconds.
- * st stays valid and never gets more expensive (it is restored if the final
+ * stages (less memory, same cost), the cheaper of the two kept. The copy moves only on
+ * graphs of up to XE_IMPROVE_COPY_MAX_N nodes. Stops after max_seconds (checked between
+ * moves). st stays valid and never gets more expensive (it is restored if the final
  * xe_stages_check fails). XE_ENOMEM. */
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err);
 
@@ -151,6 +152,7 @@ int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe
  * XE_IMPROVE_COPY adds copies moved earlier, and, on several devices, one round that
  * also keeps equal-cost ones, kept only when later rounds make the schedule cheaper.
  * XE_IMPROVE_ALL (all three) is xe_heur_improve. */
+#define XE_IMPROVE_COPY_MAX_N 300 /* xe_heur_improve: copy moves up to this many nodes */
 #define XE_IMPROVE_KEEP 1
 #define XE_IMPROVE_ROUNDS 2
 #define XE_IMPROVE_COPY 4

@@ -66,7 +66,11 @@ static int improve_moves(const xe_instance *in, xe_stages *st, double max_second
 
 int xe_heur_improve(const xe_instance *in, xe_stages *st, double max_seconds, xe_err *err)
 {
-    return xe_heur_improve_ex(in, st, max_seconds, XE_IMPROVE_ALL, err);
+    /* the copy moves evaluate up to t - s stages per try, O(n^2) per candidate: above
+     * XE_IMPROVE_COPY_MAX_N nodes they would take the whole time for nothing found (a
+     * 1,000-node training chain on two devices: 0.43 s instead of 0.24 s, same cost) */
+    int moves = in->g->n <= XE_IMPROVE_COPY_MAX_N ? XE_IMPROVE_ALL : XE_IMPROVE_KEEP | XE_IMPROVE_ROUNDS;
+    return xe_heur_improve_ex(in, st, max_seconds, moves, err);
 }
 
 int xe_heur_improve_ex(const xe_instance *in, xe_stages *st, double max_seconds, int moves, xe_err *err)

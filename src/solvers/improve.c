@@ -278,9 +278,9 @@ static int move_keep(const xe_instance *in, xe_stages *st, int t, int i, int d, 
  * fed the old copy goes. Sources tried: for each e, the earliest such stage, then the
  * latest. Kept when stages s..t fit and the cost falls, or, with allow_equal, does not
  * rise: an equal-cost move (a copy moved earlier) can free e for move 1 in the next
- * round. VGG16 on GPU + CPU at
- * 50%: block1_conv1 recomputed on the GPU at the end to be copied to the CPU; copied
- * at its first computation instead (21.357 s -> 20.972 s). Returns 1 when applied. */
+ * round. VGG16 on GPU + CPU at 50%: block1_conv1 recomputed on the GPU at the end to be
+ * copied to the CPU; copied at its first computation instead (21.357 s -> 20.972 s).
+ * Returns 1 when applied. */
 static int move_copy_earlier(const xe_instance *in, xe_stages *st, int t, int i, int d, int allow_equal, improve_ws *w)
 {
     int D = st->ndev;

@@ -19,37 +19,39 @@
 #include <cmocka.h>
 
 #include "brute/brute.h"
+#include "support/arrays.h"
 #include "support/randinst.h"
 #include "support/shared_graph.h"
 #include "support/valid.h"
 #include "xengine/milp.h"
 #include "xengine/solvers.h"
 
-/* Devices 0 "gpu" and 1 "cpu"; nodes named n0.. with the given sizes (bytes) and
- * per-device costs (seconds, XE_NO_COST: cannot run there); every copy costs 0.5 s. */
-static xe_instance *hand_instance(int n, const int64_t *mem, const double (*cost)[2], const int (*edges)[2],
-                                  int nedges, int64_t gpu_budget)
+/* xe_test_array_instance on devices 0 "gpu" and 1 "cpu" (every copy 0.5 s) with the
+ * given per-device costs (seconds, XE_NO_COST: cannot run there), edges as (src, dst)
+ * pairs terminated by -1; the CPU holds 1,000 B. */
+static xe_instance *hand_instance(int n, const int64_t *mem, const double (*cost)[2], const int *edges,
+                                  int64_t gpu_budget)
 {
-    xe_err err;
-    xe_graph *g = xe_graph_new("improve");
-    assert_non_null(g);
-    for (int v = 0; v < n; v++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "n%d", v);
-        assert_int_equal(xe_graph_add_node(g, nm, NULL, 0, mem[v], 0, 1.0, &err), v);
-    }
-    for (int k = 0; k < nedges; k++) assert_int_equal(xe_graph_add_edge(g, edges[k][0], edges[k][1], &err), XE_OK);
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, 2);
-    assert_non_null(in);
+    double ones[8];
+    assert_true(n <= 8);
+    for (int v = 0; v < n; v++) ones[v] = 1.0;
+    xe_instance *in = xe_test_array_instance(n, mem, ones, edges, 2);
     for (int v = 0; v < n; v++)
         for (int d = 0; d < 2; d++) in->cost[v * 2 + d] = cost[v][d];
-    for (int v = 0; v < n; v++)
-        for (int d = 0; d < 2; d++)
-            for (int e = 0; e < 2; e++) in->copy[(v * 2 + d) * 2 + e] = d == e ? 0 : 0.5;
     in->dev[0].budget = gpu_budget;
     in->dev[1].budget = 1000;
     return in;
+}
+
+/* A copy of start improved with `moves` (5 s), checked valid; the caller clears it. */
+static xe_stages improved(const xe_instance *in, const xe_stages *start, int moves)
+{
+    xe_err err;
+    xe_stages st;
+    assert_int_equal(xe_stages_copy(&st, start), XE_OK);
+    assert_int_equal(xe_heur_improve_ex(in, &st, 5.0, moves, &err), XE_OK);
+    xe_test_assert_stages_valid(in, &st);
+    return st;
 }
 
 static int recomputations(const xe_stages *st)
@@ -72,35 +74,32 @@ static void test_copy_earlier(void **state)
     (void)state;
     static const int64_t mem[4] = {4, 4, 4, 1};
     static const double cost[4][2] = {{3, 30}, {1, XE_NO_COST}, {1, XE_NO_COST}, {XE_NO_COST, 1}};
-    static const int edges[][2] = {{0, 1}, {1, 2}, {0, 3}, {2, 3}};
-    xe_instance *in = hand_instance(4, mem, cost, edges, 4, 8);
+    static const int edges[] = {0, 1, 1, 2, 0, 3, 2, 3, -1};
+    xe_instance *in = hand_instance(4, mem, cost, edges, 8);
     xe_err err;
-    for (int moves = XE_IMPROVE_KEEP | XE_IMPROVE_ROUNDS; moves <= XE_IMPROVE_ALL; moves += XE_IMPROVE_COPY) {
-        xe_stages st;
-        assert_int_equal(xe_stages_init(&st, 4, 2), XE_OK);
-        *xe_R(&st, 0, 0, 0) = 1;
-        *xe_S(&st, 1, 0, 0) = 1, *xe_R(&st, 1, 1, 0) = 1;
-        *xe_S(&st, 2, 1, 0) = 1, *xe_R(&st, 2, 2, 0) = 1;
-        *xe_R(&st, 3, 0, 0) = 1, *xe_C(&st, 3, 0, 0, 1) = 1; /* the recomputation, then the copy */
-        *xe_S(&st, 3, 2, 0) = 1, *xe_C(&st, 3, 2, 0, 1) = 1;
-        *xe_R(&st, 3, 3, 1) = 1;
-        assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
-        assert_true(fabs(xe_stages_cost(in, &st) - 10.0) < 1e-12);
-        assert_int_equal(xe_heur_improve_ex(in, &st, 5.0, moves, &err), XE_OK);
-        xe_test_assert_stages_valid(in, &st);
-        if (moves == XE_IMPROVE_ALL) {
-            assert_true(fabs(xe_stages_cost(in, &st) - 7.0) < 1e-12);
-            assert_int_equal(*xe_C(&st, 0, 0, 0, 1), 1); /* A copied at its computation */
-            for (int t = 1; t < 4; t++) assert_int_equal(*xe_S(&st, t, 0, 1), 1);
-            assert_int_equal(recomputations(&st), 0);
-            double opt;
-            assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
-            assert_true(fabs(opt - 7.0) < 1e-9);
-        } else {
-            assert_true(fabs(xe_stages_cost(in, &st) - 10.0) < 1e-12); /* no keep fits */
-        }
-        xe_stages_clear(&st);
-    }
+    xe_stages start;
+    assert_int_equal(xe_stages_init(&start, 4, 2), XE_OK);
+    *xe_R(&start, 0, 0, 0) = 1;
+    *xe_S(&start, 1, 0, 0) = 1, *xe_R(&start, 1, 1, 0) = 1;
+    *xe_S(&start, 2, 1, 0) = 1, *xe_R(&start, 2, 2, 0) = 1;
+    *xe_R(&start, 3, 0, 0) = 1, *xe_C(&start, 3, 0, 0, 1) = 1; /* the recomputation, then the copy */
+    *xe_S(&start, 3, 2, 0) = 1, *xe_C(&start, 3, 2, 0, 1) = 1;
+    *xe_R(&start, 3, 3, 1) = 1;
+    assert_int_equal(xe_stages_check(in, &start, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &start) - 10.0) < 1e-12);
+    xe_stages st = improved(in, &start, XE_IMPROVE_KEEP | XE_IMPROVE_ROUNDS);
+    assert_true(fabs(xe_stages_cost(in, &st) - 10.0) < 1e-12); /* no keep fits */
+    xe_stages_clear(&st);
+    st = improved(in, &start, XE_IMPROVE_ALL);
+    assert_true(fabs(xe_stages_cost(in, &st) - 7.0) < 1e-12);
+    assert_int_equal(*xe_C(&st, 0, 0, 0, 1), 1); /* A copied at its computation */
+    for (int t = 1; t < 4; t++) assert_int_equal(*xe_S(&st, t, 0, 1), 1);
+    assert_int_equal(recomputations(&st), 0);
+    double opt;
+    assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
+    assert_true(fabs(opt - 7.0) < 1e-9);
+    xe_stages_clear(&st);
+    xe_stages_clear(&start);
     xe_instance_free(in);
 }
 
@@ -118,35 +117,32 @@ static void test_equal_round(void **state)
     (void)state;
     static const int64_t mem[5] = {4, 4, 4, 1, 1};
     static const double cost[5][2] = {{3, XE_NO_COST}, {2, XE_NO_COST}, {1, XE_NO_COST}, {1, XE_NO_COST}, {XE_NO_COST, 1}};
-    static const int edges[][2] = {{0, 1}, {1, 3}, {0, 4}, {3, 4}};
-    xe_instance *in = hand_instance(5, mem, cost, edges, 4, 9);
+    static const int edges[] = {0, 1, 1, 3, 0, 4, 3, 4, -1};
+    xe_instance *in = hand_instance(5, mem, cost, edges, 9);
     xe_err err;
-    for (int moves = XE_IMPROVE_KEEP | XE_IMPROVE_ROUNDS; moves <= XE_IMPROVE_ALL; moves += XE_IMPROVE_COPY) {
-        xe_stages st;
-        assert_int_equal(xe_stages_init(&st, 5, 2), XE_OK);
-        *xe_R(&st, 0, 0, 0) = 1;
-        *xe_S(&st, 1, 0, 0) = 1, *xe_R(&st, 1, 1, 0) = 1;
-        *xe_S(&st, 2, 0, 0) = 1, *xe_R(&st, 2, 2, 0) = 1;
-        *xe_S(&st, 3, 0, 0) = 1, *xe_R(&st, 3, 1, 0) = 1, *xe_R(&st, 3, 3, 0) = 1;
-        *xe_S(&st, 4, 0, 0) = 1, *xe_S(&st, 4, 3, 0) = 1;
-        *xe_C(&st, 4, 0, 0, 1) = 1, *xe_C(&st, 4, 3, 0, 1) = 1, *xe_R(&st, 4, 4, 1) = 1;
-        assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
-        assert_true(fabs(xe_stages_cost(in, &st) - 11.0) < 1e-12);
-        assert_int_equal(xe_heur_improve_ex(in, &st, 5.0, moves, &err), XE_OK);
-        xe_test_assert_stages_valid(in, &st);
-        if (moves == XE_IMPROVE_ALL) {
-            assert_true(fabs(xe_stages_cost(in, &st) - 9.0) < 1e-12);
-            assert_int_equal(recomputations(&st), 0);
-            assert_int_equal(*xe_S(&st, 2, 1, 0), 1); /* B kept through stage 2 */
-            assert_int_equal(*xe_S(&st, 2, 0, 0), 0); /* A gone from the GPU */
-            double opt;
-            assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
-            assert_true(fabs(opt - 9.0) < 1e-9);
-        } else {
-            assert_true(fabs(xe_stages_cost(in, &st) - 11.0) < 1e-12);
-        }
-        xe_stages_clear(&st);
-    }
+    xe_stages start;
+    assert_int_equal(xe_stages_init(&start, 5, 2), XE_OK);
+    *xe_R(&start, 0, 0, 0) = 1;
+    *xe_S(&start, 1, 0, 0) = 1, *xe_R(&start, 1, 1, 0) = 1;
+    *xe_S(&start, 2, 0, 0) = 1, *xe_R(&start, 2, 2, 0) = 1;
+    *xe_S(&start, 3, 0, 0) = 1, *xe_R(&start, 3, 1, 0) = 1, *xe_R(&start, 3, 3, 0) = 1;
+    *xe_S(&start, 4, 0, 0) = 1, *xe_S(&start, 4, 3, 0) = 1;
+    *xe_C(&start, 4, 0, 0, 1) = 1, *xe_C(&start, 4, 3, 0, 1) = 1, *xe_R(&start, 4, 4, 1) = 1;
+    assert_int_equal(xe_stages_check(in, &start, &err), XE_OK);
+    assert_true(fabs(xe_stages_cost(in, &start) - 11.0) < 1e-12);
+    xe_stages st = improved(in, &start, XE_IMPROVE_KEEP | XE_IMPROVE_ROUNDS);
+    assert_true(fabs(xe_stages_cost(in, &st) - 11.0) < 1e-12);
+    xe_stages_clear(&st);
+    st = improved(in, &start, XE_IMPROVE_ALL);
+    assert_true(fabs(xe_stages_cost(in, &st) - 9.0) < 1e-12);
+    assert_int_equal(recomputations(&st), 0);
+    assert_int_equal(*xe_S(&st, 2, 1, 0), 1); /* B kept through stage 2 */
+    assert_int_equal(*xe_S(&st, 2, 0, 0), 0); /* A gone from the GPU */
+    double opt;
+    assert_int_equal(xe_bf_stage_solve(in, &opt, NULL, &err), XE_OK);
+    assert_true(fabs(opt - 9.0) < 1e-9);
+    xe_stages_clear(&st);
+    xe_stages_clear(&start);
     xe_instance_free(in);
 }
 

@@ -126,6 +126,16 @@ static void emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char 
     emit(o, res, &r);
 }
 
+/* Emits the row of a heuristic phase: no bound, no gap, no MILP status; objective in
+ * seconds (INFINITY: no schedule), `seconds` the phase's time. */
+static void emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *method, const char *status,
+                      double objective, double seconds)
+{
+    xe_plan_row r = {.method = method, .status = status, .objective = objective, .bound = NAN, .gap = NAN,
+                     .time = seconds, .milp_status = -1};
+    emit(o, res, &r);
+}
+
 /* mr becomes "no schedule, no bound" (its schedule freed). */
 static void no_answer(xe_milp_result *mr)
 {
@@ -433,14 +443,7 @@ static int reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
              "%s (%d low-peak order%s; peak %.1f%% of the graph order's)",
              !isfinite(c) ? "no schedule found" : take ? "valid, planned in it" : "valid, not cheaper", tried,
              tried == 1 ? "" : "s", 100.0 * (double)res->peak_order / (double)peak);
-    xe_plan_row r = {.method = "reorder",
-                     .status = res->reorder_status,
-                     .objective = c,
-                     .bound = NAN,
-                     .gap = NAN,
-                     .time = xe_now() - t0,
-                     .milp_status = -1};
-    emit(o, res, &r);
+    emit_heur(o, res, "reorder", res->reorder_status, c, xe_now() - t0);
     if (!take && !isfinite(c) && !isfinite(best_cost))
         return 2; /* neither order has a schedule: *in2 stays for the restarts and descent */
     if (!take) {
@@ -504,9 +507,7 @@ static int more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
     if (rc) return rc;
     snprintf(res->orders_status, sizeof res->orders_status, "%s (%d more low-peak order%s tried)",
              found ? "valid, planned in it" : "no schedule found", tried, tried == 1 ? "" : "s");
-    xe_plan_row r = {.method = "orders", .status = res->orders_status, .objective = c, .bound = NAN, .gap = NAN,
-                     .time = xe_now() - t0, .milp_status = -1};
-    emit(o, res, &r);
+    emit_heur(o, res, "orders", res->orders_status, c, xe_now() - t0);
     return found;
 }
 
@@ -577,14 +578,7 @@ static int chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
     }
     xe_schedule_clear(&s);
     if (r == XE_ENOMEM) return xe_err_set(err, r, "plan: chain DP: %s", e2.msg);
-    xe_plan_row row = {.method = "chain-dp",
-                       .status = status,
-                       .objective = c,
-                       .bound = NAN,
-                       .gap = NAN,
-                       .time = xe_now() - t0,
-                       .milp_status = -1};
-    emit(o, res, &row);
+    emit_heur(o, res, "chain-dp", status, c, xe_now() - t0);
     return XE_OK;
 }
 
@@ -649,14 +643,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         res->time_best = isfinite(ht.best_at) ? t_h0 + ht.best_at : t_heur;
         if (ht.first_cost > best_cost && isfinite(ht.first_at)) trace(res, t_h0 + ht.first_at, ht.first_cost);
     }
-    xe_plan_row hr = {.method = hrc == XE_OK ? which : "greedy",
-                      .status = hrc == XE_OK ? "valid" : "no schedule found",
-                      .objective = best_cost,
-                      .bound = NAN,
-                      .gap = NAN,
-                      .time = t_heur,
-                      .milp_status = -1};
-    emit(o, res, &hr);
+    emit_heur(o, res, hrc == XE_OK ? which : "greedy", hrc == XE_OK ? "valid" : "no schedule found", best_cost,
+              t_heur);
     /* extra starts: the cheapest valid one replaces the portfolio's */
     for (int k = 0; k < o->nstarts; k++) {
         const xe_stages *st = o->starts[k].st;
@@ -764,15 +752,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             res->time_best = xe_now() - t_start;
             trace(res, res->time_best, best_cost);
         }
-        xe_plan_row rr = {.method = "greedy-random",
-                          .status = rrc == XE_OK ? (cur != in ? "valid (low-peak order)" : "valid") : "no schedule found",
-                          .objective = cc,
-                          .bound = NAN,
-                          .gap = NAN,
-                          .time = xe_now() - tr0,
-                          .milp_status = -1};
-        emit(o, res, &rr);
-        res->time_heur += rr.time;
+        double t_random = xe_now() - tr0;
+        emit_heur(o, res, "greedy-random",
+                  rrc == XE_OK ? (cur != in ? "valid (low-peak order)" : "valid") : "no schedule found", cc, t_random);
+        res->time_heur += t_random;
     }
     /* 1d. no stage schedule in either order, not even from the restarts: further
      * low-peak orders (docs/reorder.md) */

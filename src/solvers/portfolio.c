@@ -175,13 +175,8 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
     if (rc == XE_OK && div.R) {
         double left = fmin(imp_s, end - xe_now());
         if (left > 0) rc = xe_heur_improve(in, &div, left, &e2);
-        if (rc == XE_OK && xe_stages_cost(in, &div) < best * (1 - 1e-12)) {
-            xe_stages t = *out;
-            *out = div;
-            div = t;
-            if (which) *which = "greedy-diverse";
-            if (times) times->best_at = xe_now() - t0;
-        }
+        if (rc == XE_OK && keep_better(in, out, &best, which, &div, "greedy-diverse", NULL) && times)
+            times->best_at = xe_now() - t0;
     }
     xe_stages_clear(&div);
     return rc ? xe_err_set(err, rc, "%s", e2.msg) : XE_OK;

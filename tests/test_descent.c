@@ -85,7 +85,8 @@ static void test_descent_vs_brute(void **state)
                 if (res.start_overflow > 0) over++;
             } else {
                 if (rc != XE_EINFEASIBLE)
-                    fail_msg("seed %llu start %d: no stage schedule exists, descent says %d", (unsigned long long)seed, which, rc);
+                    fail_msg("seed %llu start %d: no stage schedule exists, descent says %d: %s", (unsigned long long)seed,
+                             which, rc, err.msg);
                 assert_true(res.proven);
                 assert_true(res.overflow > 0);
                 assert_null(res.sol.R);

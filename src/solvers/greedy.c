@@ -558,7 +558,7 @@ static const int random_variants[4] = {0, 1, 4, 5}; /* those the randomised rest
 
 /* Runs one variant with restarts, starting from the npre lessons pre[] (pins); returns
  * -1 on success, else the stage that failed. */
-static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int npre, int *passes)
+static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int npre, int max_passes, int *passes)
 {
     c->insurance = variants[v].insurance;
     c->use_distance = variants[v].use_distance;
@@ -571,16 +571,25 @@ static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int 
     }
     for (*passes = 1;; ++*passes) {
         int t = greedy_pass(c);
-        if (t < 0 || *passes >= XE_GREEDY_MAX_PASSES || !learn_keep(c, t)) return t;
+        if (t < 0 || *passes >= max_passes || !learn_keep(c, t)) return t;
     }
 }
 
-static int greedy_variant(gctx *c, int v, int *passes) { return greedy_variant_pinned(c, v, NULL, 0, passes); }
+static int greedy_variant(gctx *c, int v, int *passes)
+{
+    return greedy_variant_pinned(c, v, NULL, 0, XE_GREEDY_MAX_PASSES, passes);
+}
 
 /* Pins: at most this many tensors tried, at most XE_GREEDY_MAX_PINS kept. */
 #define XE_GREEDY_PIN_TRIES 16
 #define XE_GREEDY_MAX_PINS 8
-#define XE_GREEDY_PIN_SECONDS 0.05
+/* The pins' work: at most XE_GREEDY_PIN_WORK / n^2 greedy passes in all (a pass costs
+ * about n^2: 0.3 ms at random_layered_n100, 1.5-2.8 ms at n250, on this 2-core machine),
+ * so a call does the same work, and returns the same schedule, however loaded the
+ * machine: 200 passes at 100 nodes (16 tries of a few passes each, every one), 32 at 250,
+ * 2 at 1,000 (none kept). Before 2026-11-30 the pins stopped after 0.05 s of wall
+ * clock, so a loaded machine could return another schedule. */
+#define XE_GREEDY_PIN_WORK 2.0e6
 
 typedef struct pin_cand {
     int node, dev;
@@ -598,8 +607,9 @@ static int cmp_pin(const void *a, const void *b)
  * computation to their last reader's stage (the greedy must then evict something else,
  * often cheaper tensors recomputed more often); a pin whose run (variant v with the pins
  * kept so far, in the context's own stages c->st) is valid and cheaper is kept, and its
- * schedule is swapped into *best. Stops at the deadline (xe_now() seconds). Returns the
- * number of pins kept, or XE_ENOMEM. docs/heuristic.md, "Pins". */
+ * schedule is swapped into *best. Stops after XE_GREEDY_PIN_WORK / n^2 greedy passes in
+ * all, or at the deadline (xe_now() seconds). Returns the number of pins kept, or
+ * XE_ENOMEM. docs/heuristic.md, "Pins". */
 static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, double deadline)
 {
     const xe_instance *in = c->in;
@@ -615,12 +625,14 @@ static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, doubl
         }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_pin);
     xe_greedy_keep pins[XE_GREEDY_MAX_PINS + 1];
-    for (int k = 0; k < nc && k < XE_GREEDY_PIN_TRIES && npin < XE_GREEDY_MAX_PINS; k++) {
+    double work = XE_GREEDY_PIN_WORK / ((double)n * n); /* passes left */
+    for (int k = 0; k < nc && k < XE_GREEDY_PIN_TRIES && npin < XE_GREEDY_MAX_PINS && work >= 1; k++) {
         if (xe_now() > deadline) break;
         int x = cand[k].node;
         pins[npin] = (xe_greedy_keep){x, cand[k].dev, x, c->lastuse[x]};
-        int passes = 0;
-        if (greedy_variant_pinned(c, v, pins, npin + 1, &passes) >= 0) continue;
+        int passes = 0, fail = greedy_variant_pinned(c, v, pins, npin + 1, (int)fmin(work, XE_GREEDY_MAX_PASSES), &passes);
+        work -= passes;
+        if (fail >= 0) continue;
         double cost = xe_stages_cost(in, c->st);
         if (cost < *best_cost * (1 - 1e-12)) {
             xe_stages t = *best;
@@ -731,11 +743,11 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
             gv[grp] = v;
         }
     }
-    /* the deterministic greedy's schedules, improved by pins within a budget of time */
+    /* the deterministic greedy's schedules, improved by pins within a budget of work
+     * (and the caller's deadline) */
     for (int grp = 0; grp < 2; grp++) {
         if (!(pins && noise == 0 && gbest[grp] < INFINITY && gbest[grp] > lower * (1 + 1e-12))) continue;
-        if (pin_improve(&c, gv[grp], grp ? &alt : out, &gbest[grp],
-                        fmin(deadline, xe_now() + XE_GREEDY_PIN_SECONDS)) == XE_ENOMEM)
+        if (pin_improve(&c, gv[grp], grp ? &alt : out, &gbest[grp], deadline) == XE_ENOMEM)
             goto nomem;
     }
     if (gbest[1] < gbest[0]) { /* the capped scoring's schedule wins */

@@ -8,10 +8,23 @@
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
 
-/* 1 when device d can compute v with its inputs resident within d's budget. */
-static int fits(const xe_instance *in, int v, int d)
+/* 1 when device d can compute v with its inputs resident within d's budget; fp[n] holds
+ * every node's footprint (footprints()), or is NULL (then summed here, O(indegree)). */
+static int fits(const xe_instance *in, const int64_t *fp, int v, int d)
 {
-    return xe_can_run(in, v, d) && xe_graph_footprint(in->g, v) <= in->dev[d].budget;
+    return xe_can_run(in, v, d) && (fp ? fp[v] : xe_graph_footprint(in->g, v)) <= in->dev[d].budget;
+}
+
+/* Every node's footprint (output and inputs, bytes), computed once: summing a node's
+ * inputs at every question made the eviction bound O(n^3) on a node that reads n
+ * others (8,000 nodes: 158 s past a 1 s limit). NULL when out of memory (fits() then
+ * sums them itself). Caller frees. */
+static int64_t *footprints(const xe_graph *g)
+{
+    int64_t *fp = malloc(sizeof *fp * (size_t)(g->n ? g->n : 1));
+    if (fp)
+        for (int v = 0; v < g->n; v++) fp[v] = xe_graph_footprint(g, v);
+    return fp;
 }
 
 double xe_bound_cheapest(const xe_instance *in)
@@ -19,28 +32,33 @@ double xe_bound_cheapest(const xe_instance *in)
     const xe_graph *g = in->g;
     int D = in->ndev;
     double lb = 0;
+    int64_t *fp = footprints(g);
     for (int v = 0; v < g->n; v++) {
         double c = INFINITY;
         for (int d = 0; d < D; d++)
-            if (fits(in, v, d)) c = fmin(c, xe_cost(in, v, d));
-        if (!isfinite(c)) return INFINITY;
+            if (fits(in, fp, v, d)) c = fmin(c, xe_cost(in, v, d));
+        if (!isfinite(c)) {
+            lb = INFINITY;
+            break;
+        }
         lb += c;
         /* a user that no device able to compute v can run: v travels at least once */
         int must_copy = 0;
         for (int p = g->succ_off[v]; p < g->succ_off[v + 1] && !must_copy; p++) {
             int w = g->succ[p], shared = 0;
             for (int d = 0; d < D; d++)
-                if (fits(in, v, d) && fits(in, w, d)) shared = 1;
+                if (fits(in, fp, v, d) && fits(in, fp, w, d)) shared = 1;
             must_copy = !shared;
         }
         if (must_copy) {
             double cc = INFINITY;
             for (int d = 0; d < D; d++)
                 for (int e = 0; e < D; e++)
-                    if (e != d && fits(in, v, d) && !fits(in, v, e)) cc = fmin(cc, xe_copy_cost(in, v, d, e));
+                    if (e != d && fits(in, fp, v, d) && !fits(in, fp, v, e)) cc = fmin(cc, xe_copy_cost(in, v, d, e));
             if (isfinite(cc)) lb += cc;
         }
     }
+    free(fp);
     return lb;
 }
 
@@ -172,7 +190,8 @@ static double copy_into(const xe_instance *in, int u, int x)
  * computation of u on x, and readers on e pay their own cost above their cheapest, of
  * which u claims the share 1/indegree (no reader is claimed more than once in total by
  * the tensors of one row, so the extra events stay disjoint). */
-static double absent_delta(const xe_instance *in, const double *cmin, int u, int t, int d, int input, int read_later)
+static double absent_delta(const xe_instance *in, const int64_t *fp, const double *cmin, int u, int t, int d,
+                           int input, int read_later)
 {
     const xe_graph *g = in->g;
     int D = in->ndev;
@@ -180,7 +199,7 @@ static double absent_delta(const xe_instance *in, const double *cmin, int u, int
     for (int e = 0; e < D; e++) {
         if (e == d) continue;
         double first = copy_into(in, u, e);
-        if (fits(in, u, e)) first = fmin(first, xe_cost(in, u, e) - cmin[u]);
+        if (fits(in, fp, u, e)) first = fmin(first, xe_cost(in, u, e) - cmin[u]);
         if (!isfinite(first)) continue;
         if (!read_later) {
             delta = fmin(delta, fmax(first, 0));
@@ -190,12 +209,12 @@ static double absent_delta(const xe_instance *in, const double *cmin, int u, int
         for (int x = 0; x < D; x++)
             if (x != d && x != e) {
                 second = fmin(second, copy_into(in, u, x));
-                if (fits(in, u, x)) second = fmin(second, xe_cost(in, u, x) - cmin[u]);
+                if (fits(in, fp, u, x)) second = fmin(second, xe_cost(in, u, x) - cmin[u]);
             }
         for (int p = g->succ_off[u]; p < g->succ_off[u + 1] && isfinite(readers); p++) {
             int r = g->succ[p];
             if (r <= t) continue;
-            if (!fits(in, r, e)) readers = INFINITY;
+            if (!fits(in, fp, r, e)) readers = INFINITY;
             else readers += fmax(0, xe_cost(in, r, e) - cmin[r]) / (double)(g->pred_off[r + 1] - g->pred_off[r]);
         }
         delta = fmin(delta, fmax(first, 0) + fmin(second, readers));
@@ -211,12 +230,13 @@ double xe_bound_eviction(const xe_instance *in)
     int *last = malloc(sizeof *last * (size_t)n);
     evict_item *items = malloc(sizeof *items * (size_t)n);
     char *in_set = calloc((size_t)n, 1);
+    int64_t *fp = footprints(g);
     double base = 0, best_extra = 0;
-    if (!cmin || !last || !items || !in_set) goto out;
+    if (!cmin || !last || !items || !in_set || !fp) goto out;
     for (int v = 0; v < n; v++) {
         double c = INFINITY;
         for (int d = 0; d < D; d++)
-            if (fits(in, v, d)) c = fmin(c, xe_cost(in, v, d));
+            if (fits(in, fp, v, d)) c = fmin(c, xe_cost(in, v, d));
         if (!isfinite(c)) { base = INFINITY; goto out; }
         cmin[v] = c;
         base += c;
@@ -242,7 +262,7 @@ double xe_bound_eviction(const xe_instance *in)
             int k = 0;
             for (int u = 0; u < t; u++) {
                 if (!in_set[u]) continue;
-                double delta = absent_delta(in, cmin, u, t, d, in_set[u] == 2, last[u] > t);
+                double delta = absent_delta(in, fp, cmin, u, t, d, in_set[u] == 2, last[u] > t);
                 if (g->nodes[u].mem > 0 && isfinite(delta))
                     items[k++] = (evict_item){fmax(delta, 0) / (double)g->nodes[u].mem, (double)g->nodes[u].mem,
                                               fmax(delta, 0), in_set[u]};
@@ -254,7 +274,7 @@ double xe_bound_eviction(const xe_instance *in)
             qsort(items, (size_t)k, sizeof *items, cmp_ratio);
             double extra_on = 0, left_on = excess, extra_off = INFINITY, left_off = 0;
             for (int e = 0; e < D; e++) /* t computed on another device */
-                if (e != d && fits(in, t, e)) extra_off = fmin(extra_off, fmax(0, xe_cost(in, t, e) - cmin[t]));
+                if (e != d && fits(in, fp, t, e)) extra_off = fmin(extra_off, fmax(0, xe_cost(in, t, e) - cmin[t]));
             if (isfinite(extra_off)) left_off = excess - (double)g->nodes[t].mem;
             for (int i = 0; i < k; i++) {
                 double take;
@@ -277,7 +297,7 @@ double xe_bound_eviction(const xe_instance *in)
         }
     }
 out:
-    free(cmin), free(last), free(items), free(in_set);
+    free(cmin), free(last), free(items), free(in_set), free(fp);
     if (!isfinite(base)) return INFINITY;
     return base + best_extra;
 }

@@ -44,6 +44,10 @@ int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_sta
  * none found (not a proof), XE_EINVAL, XE_ENOMEM; out is cleared on error. */
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err);
+/* xe_heur_greedy_random that also counts the greedy passes it made (*passes, may be
+ * NULL; a pass costs about n^2 devices work): the diversification's work budget. */
+int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
+                             long *passes, xe_err *err);
 
 /* Checkpoint-all on device d: every node computed once on d, kept while it has later
  * users. XE_EINFEASIBLE when it does not fit d's budget or d cannot run some node. */
@@ -79,16 +83,25 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * every node once, on graphs of up to XE_PORTFOLIO_DIVERSE_MAX_N nodes: randomised
  * greedy runs from the start (xe_heur_greedy_random with seeds 2, 3, ...), each with one
  * round of keeps (xe_heur_improve_ex, XE_IMPROVE_KEEP), the cheapest improved fully and
- * kept when cheaper, for at most XE_PORTFOLIO_DIVERSE_RUNS runs, XE_PORTFOLIO_DIVERSE_S
- * seconds and a tenth of the time left before the deadline (docs/heuristic.md,
- * "Randomised diversification"). *which (may be NULL) names it ("greedy",
+ * kept when cheaper, for at most XE_PORTFOLIO_DIVERSE_RUNS runs and
+ * XE_PORTFOLIO_DIVERSE_WORK work (a count, so the result does not depend on the
+ * machine's load), cut short only after XE_PORTFOLIO_DIVERSE_S seconds or a tenth of
+ * the time left before the deadline (docs/heuristic.md, "Randomised diversification"). *which (may be NULL) names it ("greedy",
  * "checkpoint-all", "recompute-all", "greedy-random", "greedy-diverse"; static strings). On one device it never fails at a
  * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
  * when none finds a schedule (not a proof); XE_ENOMEM. */
 #define XE_PORTFOLIO_RANDOM_S 0.8
 #define XE_PORTFOLIO_RANDOM_SEED 1
 #define XE_PORTFOLIO_DIVERSE_RUNS 1000
-#define XE_PORTFOLIO_DIVERSE_S 0.25
+/* The diversification's work: its runs stop once their greedy passes and their rounds
+ * of keeps, (passes + 1) n^2 devices each, add up to XE_PORTFOLIO_DIVERSE_WORK (a pass
+ * takes 3-6e-8 n^2 devices seconds on this 2-core machine, a round of keeps about as
+ * long; random_layered_n100 on one device, tight, 2e-7): 133 runs at ResNet-18's 137
+ * nodes on two devices (0.55 s here), 1,000 at VGG16's 45 (0.3 s), 316 at
+ * random_layered_n100 at 80% on one device (1.0 s). A count, not a clock, so the same
+ * call gives the same schedule however loaded the machine. */
+#define XE_PORTFOLIO_DIVERSE_WORK 1.0e7
+#define XE_PORTFOLIO_DIVERSE_S 5.0 /* a cap for machines far slower than this one */
 #define XE_PORTFOLIO_DIVERSE_MAX_N 300
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);
 

@@ -675,7 +675,7 @@ static int check_footprints(const xe_instance *in, xe_err *err)
  * randomised passes cycling through the variants until one finds a schedule or
  * max_seconds have passed (noise > 0). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
-                      double deadline, xe_stages *out, xe_stages *second, int *tries, xe_err *err)
+                      double deadline, xe_stages *out, xe_stages *second, int *tries, long *npasses, xe_err *err)
 {
     if (second) memset(second, 0, sizeof *second);
     const xe_graph *g = in->g;
@@ -683,6 +683,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     double t0 = xe_now();
     memset(out, 0, sizeof *out);
     if (tries) *tries = 0;
+    if (npasses) *npasses = 0;
     int frc = check_footprints(in, err);
     if (frc) return frc;
     if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "greedy: out of memory for %d stages", n);
@@ -727,6 +728,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
          * capped ones among them, random_layered_n100 at 60% found a dearer schedule) */
         int v = noise > 0 ? random_variants[k % 4] : k % nv;
         int t = greedy_variant(&c, v, &passes);
+        if (npasses) *npasses += passes;
         if (t >= 0) {
             if (fail_t < 0) fail_t = t;
             continue;
@@ -799,18 +801,18 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return 
 
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, NULL, NULL, err);
 }
 
 int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, NULL, NULL, err);
 }
 
 int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_stages *second,
                         xe_err *err)
 {
-    int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, second, NULL, err);
+    int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, second, NULL, NULL, err);
     if (rc) xe_stages_clear(second);
     return rc;
 }
@@ -818,9 +820,16 @@ int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_sta
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err)
 {
+    return xe_heur_greedy_random_ex(in, seed, max_seconds, out, tries, NULL, err);
+}
+
+int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
+                             long *passes, xe_err *err)
+{
     if (!(max_seconds >= 0) || !isfinite(max_seconds)) {
         memset(out, 0, sizeof *out);
+        if (passes) *passes = 0;
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, NULL, tries, err);
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, NULL, tries, passes, err);
 }

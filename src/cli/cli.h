@@ -83,6 +83,10 @@ int xe_cli_bad_arg(const char *a);
 int xe_cli_whole(const char *opt, const char *v, long lo, long hi, int *out);
 int xe_cli_seed(const char *v, unsigned long long *out);
 
+/* A plain decimal number ("60", "0.5", "1e-3") into *x: 1 when v is one, finite, and
+ * nothing else (no "0x10", "inf", "nan", spaces, trailing text); else 0. */
+int xe_cli_decimal(const char *v, double *x);
+
 /* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
 int xe_cli_check_model(const char *path, const char *command);
 

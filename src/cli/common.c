@@ -1,7 +1,9 @@
 /* xengine CLI — instance options, loading, error mapping and the summary table. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,16 @@
 #include "xengine/cost.h"
 #include "xengine/io.h"
 #include "xengine/onnx.h"
+
+int xe_cli_decimal(const char *v, double *x)
+{
+    char *end;
+    if (!*v) return 0;
+    for (const char *c = v; *c; c++) /* decimal only: strtod also reads "0x10", "inf", " 5" */
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+-", *c)) return 0;
+    *x = strtod(v, &end);
+    return !*end && end != v && isfinite(*x);
+}
 
 /* --batch: a whole number from 1 to 1e9 into *b; XE_EINVAL with the message otherwise. */
 static int parse_batch(const char *v, int64_t *b, xe_err *err)

@@ -151,12 +151,17 @@ int xe_cli_run(int argc, char **argv)
     if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
-    if (rc && !res.sim_valid) { /* one line: the executor's error with the simulator's reason */
-        fprintf(stderr, "xengine: error: %s (the simulator rejects the schedule too: %s)\n", err.msg, res.sim_msg);
+    if (rc && !res.sim_valid) { /* one line: the schedule, the executor's error, the simulator's reason */
+        fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)\n", path, err.msg,
+                res.sim_msg);
         goto fail_printed;
     }
-    if (!res.sim_valid) fprintf(stderr, "xengine: warning: the simulator rejects the schedule: %s\n", res.sim_msg);
-    if (rc) goto fail;
+    if (!res.sim_valid)
+        fprintf(stderr, "xengine: warning: %s: the simulator rejects the schedule: %s\n", path, res.sim_msg);
+    if (rc) {
+        fprintf(stderr, "xengine: error: %s: %s\n", path, err.msg);
+        goto fail_printed;
+    }
     print_result(m.inst, &res);
     if (check) {
         /* reference: keep everything on device 0, no budget */

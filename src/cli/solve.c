@@ -107,6 +107,14 @@ static void help(FILE *f)
 }
 
 /* A JSON number, or null where it is not finite (no bound known). */
+/* Seconds in 14 columns: six decimals below 10^7 s, else 9 significant digits (an
+ * objective of 1e10, FCN-8's graph in the file's units, pushed the columns aside). */
+static const char *secs14(char *buf, size_t cap, double x)
+{
+    snprintf(buf, cap, fabs(x) < 1e7 ? "%14.6f" : "%14.9g", x);
+    return buf;
+}
+
 static const char *json_num(double x, char *buf, size_t cap)
 {
     if (isfinite(x)) snprintf(buf, cap, "%.17g", x);
@@ -285,7 +293,8 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
         return rc == XE_EINFEASIBLE ? XE_EXIT_TIMEOUT : xe_cli_exit_code(rc);
     }
     printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
-    printf("%-14s %14.6f %9.3f  %s\n", name, srp->total_time, t, "valid");
+    char ob[32];
+    printf("%-14s %s %9.3f  %s\n", name, secs14(ob, sizeof ob, srp->total_time), t, "valid");
     char extra[512];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
@@ -350,9 +359,9 @@ static void on_row(void *ctx, const xe_plan_row *r)
     int have = isfinite(r->objective) &&
                (!milp_row || r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE);
     char ob[32], bb[32], gb[32];
-    if (have) snprintf(ob, sizeof ob, "%14.6f", r->objective);
+    if (have) secs14(ob, sizeof ob, r->objective);
     else snprintf(ob, sizeof ob, "%14s", "-");
-    if (isfinite(r->bound)) snprintf(bb, sizeof bb, "%14.6f", r->bound);
+    if (isfinite(r->bound)) secs14(bb, sizeof bb, r->bound);
     else snprintf(bb, sizeof bb, "%14s", "-");
     printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have ? r->gap : NAN, gb, sizeof gb), r->time,
            r->status);
@@ -416,13 +425,12 @@ int xe_cli_solve(int argc, char **argv)
                 return usage_exit(json, io.graph, out);
             }
             const char *v = argv[++i];
-            char *end;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
                 out = v;
                 continue;
             }
-            double x = strtod(v, &end);
-            if (*end || end == v || !isfinite(x)) {
+            double x = 0;
+            if (!xe_cli_decimal(v, &x)) {
                 fprintf(stderr, "xengine: error: %s: '%s' is not a number\n", a, v);
                 return usage_exit(json, io.graph, out);
             }

@@ -67,11 +67,13 @@ static void help(FILE *f)
 /* "40%" or "40" (percent), > 0 and <= 10000; -1 when not. */
 static double parse_pct(const char *s)
 {
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !isfinite(x)) return -1;
-    if (*end == '%') end++;
-    if (*end || !(x > 0) || x > 10000) return -1;
+    char buf[64];
+    size_t len = strlen(s);
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, s, len + 1);
+    if (buf[len - 1] == '%') buf[len - 1] = '\0';
+    double x = 0;
+    if (!xe_cli_decimal(buf, &x) || !(x > 0) || x > 10000) return -1;
     return x;
 }
 
@@ -646,10 +648,9 @@ int xe_cli_sweep(int argc, char **argv)
                 }
                 *(a[2] == 'f' ? &o.from : a[2] == 's' ? &o.step : &o.to) = x;
             } else {
-                char *end;
-                double x = strtod(v, &end);
+                double x = 0;
                 int whole = !strcmp(a, "--threads") || !strcmp(a, "--batch-limit");
-                if (*end || end == v || !isfinite(x) || x < 0 || (whole && (x != floor(x) || x < 1 || x > 1e9))) {
+                if (!xe_cli_decimal(v, &x) || x < 0 || (whole && (x != floor(x) || x < 1 || x > 1e9))) {
                     fprintf(stderr, "xengine: error: %s: '%s' is not %s\n", a, v,
                             whole ? "a whole number >= 1" : "a number of seconds >= 0");
                     return XE_EXIT_USAGE;

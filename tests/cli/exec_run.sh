@@ -47,6 +47,7 @@ sed '0,/"budget": [0-9]*/s//"budget": 100/' "$tmp/plan.json" >"$tmp/small.json"
 "$xe" run "$model" "$tmp/small.json" --devices "$devs" --costs "$tmp/costs.json" >"$tmp/small.out" 2>"$tmp/small.err"
 check "over-budget schedule exits 3" test $? -eq 3
 check "pool names device and budget" grep -q 'device cpu1: allocating .* over the budget of 100 B' "$tmp/small.err"
+check "the error names the schedule file" grep -q "^xengine: error: $tmp/small.json: " "$tmp/small.err"
 check "one error line, with the simulator's reason" \
   test "$(wc -l <"$tmp/small.err")" -eq 1 -a "$(grep -c 'the simulator rejects the schedule too: .*budget 100' "$tmp/small.err")" -eq 1
 

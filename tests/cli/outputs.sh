@@ -78,6 +78,10 @@ expect profile-threads-zero 1 "^xengine: error: --threads: '0' is not a list of 
 expect run-threads-abc 1 "^xengine: error: --threads: 'a,b' is not a list" -- run "$r18" x.json --threads a,b
 expect sweep-from-abc 1 "^xengine: error: --from: 'abc' is not a percentage" -- sweep "$g" --from abc
 expect sweep-time-limit-abc 1 "^xengine: error: --time-limit: 'abc' is not a number" -- sweep "$g" --time-limit abc
+expect sweep-time-limit-hex 1 "^xengine: error: --time-limit: '0x1' is not a number" -- sweep "$g" --time-limit 0x1
+expect sweep-from-hex 1 "^xengine: error: --from: '0x50' is not a percentage" -- sweep "$g" --from 0x50
+expect solve-time-limit-hex 1 "^xengine: error: --time-limit: '0x10' is not a number" -- solve "$g" --time-limit 0x10 -o s.json
+expect solve-gap-inf 1 "^xengine: error: --gap: 'inf' is not a number" -- solve "$g" --gap inf -o s.json
 expect profile-runs-zero 1 "^xengine: error: --runs must be a whole number from 1" -- profile "$r18" --runs 0 -o e.json
 expect run-repeat-zero 1 "^xengine: error: --repeat must be a whole number from 1" -- run "$r18" x.json --repeat 0
 expect export-budget-missing 1 "^xengine: error: --budget needs a value" -- export-graph "$g" -o e.json --budget

@@ -7,6 +7,8 @@
 #ifndef XENGINE_MILP_H
 #define XENGINE_MILP_H
 
+#include <signal.h>
+
 #include "xengine/instance.h"
 #include "xengine/stages.h"
 
@@ -50,6 +52,10 @@ typedef struct xe_milp_opts {
                           about n^2 / 2 rows and n^3 / 6 entries per device) to a
                           whole-model solve (ignored with fix): the same optimum, the
                           same LP bound, often a faster CBC (default 0) */
+    const volatile sig_atomic_t *interrupt; /* optional: when it becomes nonzero, an
+                          isolated solve (isolate) stops within about 50 ms as at its time
+                          limit (killed, no answer); ignored without isolate (default
+                          NULL). For Ctrl-C in `xengine solve` */
 } xe_milp_opts;
 
 typedef enum {

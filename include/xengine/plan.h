@@ -8,6 +8,8 @@
 #ifndef XENGINE_PLAN_H
 #define XENGINE_PLAN_H
 
+#include <signal.h>
+
 #include "xengine/error.h"
 #include "xengine/instance.h"
 #include "xengine/milp.h"
@@ -146,6 +148,12 @@ typedef struct xe_plan_opts {
                             called for a
                             phase that failed with an error */
     void *ctx;           /* passed to phase and row */
+    const volatile sig_atomic_t *interrupt; /* optional: when it becomes nonzero (Ctrl-C in
+                            `xengine solve`), the call ends as at its time limit: the
+                            running LNS, descent or MILP stops at its next check (an
+                            isolated CBC solve within 50 ms), no later phase starts, and the
+                            best schedule so far is returned as usual; the portfolio and
+                            the exact search are not interrupted (NULL) */
 } xe_plan_opts;
 
 typedef struct xe_plan_result {

@@ -3,6 +3,8 @@
 #ifndef XENGINE_SOLVERS_H
 #define XENGINE_SOLVERS_H
 
+#include <signal.h>
+
 #include "xengine/instance.h"
 #include "xengine/sim.h"
 #include "xengine/stages.h"
@@ -260,6 +262,9 @@ typedef struct xe_lns_opts {
     uint64_t seed;      /* window offsets (1) */
     double slice;       /* wall seconds at most per neighbourhood solve, 0: the default
                            max(1, min(time_limit / 30, 5)) */
+    const volatile sig_atomic_t *interrupt; /* optional: nonzero stops the search at its
+                           next check (between neighbourhoods; an isolated solve within
+                           50 ms), keeping the incumbent: stop "interrupted" (NULL) */
 } xe_lns_opts;
 
 typedef struct xe_lns_result {
@@ -304,6 +309,8 @@ typedef struct xe_descent_opts {
     uint64_t seed;      /* neighbourhood choice (1) */
     double slice;       /* wall seconds at most per neighbourhood, 0: max(1, min(time_limit
                            / 30, 5)) as LNS */
+    const volatile sig_atomic_t *interrupt; /* optional: as xe_lns_opts.interrupt; the
+                           descent then ends as at its time limit (NULL) */
 } xe_descent_opts;
 
 typedef struct xe_descent_result {

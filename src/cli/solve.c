@@ -1,5 +1,7 @@
 /* xengine solve — heuristic start, MILP, independent validation, atomic write. */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +115,17 @@ static const char *secs14(char *buf, size_t cap, double x)
 {
     snprintf(buf, cap, fabs(x) < 1e7 ? "%14.6f" : "%14.9g", x);
     return buf;
+}
+
+/* Ctrl-C during the plan: set by the handler, read by xe_plan through
+ * xe_plan_opts.interrupt. The one piece of process-wide state, as a signal handler can
+ * reach nothing else; only `xengine solve` installs the handler, around xe_plan. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
 }
 
 static const char *json_num(double x, char *buf, size_t cap)
@@ -515,8 +528,24 @@ int xe_cli_solve(int argc, char **argv)
     po.phase = on_phase;
     po.row = on_row;
     po.ctx = &sc;
+    /* Ctrl-C: the plan ends as at its time limit and the best schedule so far is checked
+     * and written as usual; a second Ctrl-C ends the process (SA_RESETHAND) */
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    int handler = sigaction(SIGINT, &sa, &old_sa) == 0;
+    po.interrupt = &interrupted;
     rc = xe_plan(in, &po, &pr, &err);
+    if (handler) sigaction(SIGINT, &old_sa, NULL);
     xe_cli_progress_end(&sc.prog); /* when a phase failed */
+    if (interrupted) {
+        fflush(stdout);
+        fprintf(stderr, "xengine: %s: interrupted after %.1f s: %s\n", io.graph, xe_now() - t_start,
+                pr.sol.R || pr.events.len ? "keeping the best schedule found so far" : "no schedule found yet");
+    }
     if (rc) {
         fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
         code = xe_cli_exit_code(rc);

@@ -37,18 +37,19 @@ static int write_all(int fd, const void *p, size_t len)
     return 0;
 }
 
-/* Reads len bytes before the deadline; -1 on EOF, error or time out (*late set). */
-static int read_all(int fd, void *p, size_t len, double deadline, int *late)
+/* Reads len bytes before the deadline, or until *intr (may be NULL) becomes nonzero,
+ * which it checks every 50 ms; -1 on EOF, error, time out or interrupt (*late set). */
+static int read_all(int fd, void *p, size_t len, double deadline, const volatile sig_atomic_t *intr, int *late)
 {
     char *c = p;
     while (len) {
         double left = deadline - xe_now();
-        if (left <= 0) {
+        if (left <= 0 || (intr && *intr)) {
             *late = 1;
             return -1;
         }
         struct pollfd pf = {fd, POLLIN, 0};
-        int r = poll(&pf, 1, (int)(left * 1000.0) + 1);
+        int r = poll(&pf, 1, (int)(fmin(left, intr ? 0.05 : left) * 1000.0) + 1);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) continue; /* time-out is caught at the loop head */
         ssize_t k = read(fd, c, len);
@@ -119,7 +120,7 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     double deadline = t0 + o->time_limit + xe_milp_grace(o->time_limit);
     int late = 0, rc = XE_OK;
     wire w;
-    if (read_all(fds[0], &w, sizeof w, deadline, &late) == 0) {
+    if (read_all(fds[0], &w, sizeof w, deadline, o->interrupt, &late) == 0) {
         res->status = (xe_milp_status)w.status;
         res->objective = w.objective;
         res->bound = w.bound;
@@ -136,9 +137,9 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
             size_t nn = (size_t)in->g->n * (size_t)in->g->n * (size_t)in->ndev;
             if (xe_stages_init(&res->sol, in->g->n, in->ndev)) {
                 rc = xe_err_set(err, XE_ENOMEM, "out of memory reading the solver's schedule");
-            } else if (read_all(fds[0], res->sol.R, nn, deadline + 5, &late) ||
-                       read_all(fds[0], res->sol.S, nn, deadline + 5, &late) ||
-                       read_all(fds[0], res->sol.C, nn * (size_t)in->ndev, deadline + 5, &late) ||
+            } else if (read_all(fds[0], res->sol.R, nn, deadline + 5, NULL, &late) ||
+                       read_all(fds[0], res->sol.S, nn, deadline + 5, NULL, &late) ||
+                       read_all(fds[0], res->sol.C, nn * (size_t)in->ndev, deadline + 5, NULL, &late) ||
                        xe_stages_check(in, &res->sol, err)) {
                 xe_stages_clear(&res->sol);
                 rc = xe_err_set(err, XE_ESOLVER, "the solver process returned an unusable schedule");

@@ -28,6 +28,7 @@ void xe_milp_opts_default(xe_milp_opts *o)
     o->soft_budget = NULL;
     o->soft_weight = 0.0;
     o->knapsack = 0;
+    o->interrupt = NULL;
 }
 
 const char *xe_milp_status_str(xe_milp_status s)

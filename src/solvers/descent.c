@@ -306,7 +306,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     double best_over = cur;
     for (int it = 0; cur > 0; it++) {
         double left = deadline - xe_now();
-        if (left < 0.05) break;
+        if (left < 0.05 || (o->interrupt && *o->interrupt)) break;
         if (it - last_gain >= 16) {
             restarts++;
             last_gain = it;
@@ -396,6 +396,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
         mo.free_nodes = mask;
         mo.threads = o->threads;
         mo.isolate = o->isolate;
+        mo.interrupt = o->interrupt;
         mo.rel_gap = 1e-6;
         mo.soft_budget = soft;
         mo.soft_weight = weight;

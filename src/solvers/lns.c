@@ -20,6 +20,7 @@ void xe_lns_opts_default(xe_lns_opts *o)
     o->bound = -INFINITY;
     o->threads = 1;
     o->isolate = 0;
+    o->interrupt = NULL;
     o->progress = 0;
     o->window = 0;
     o->seed = 1;
@@ -126,6 +127,10 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             break;
         }
         double left = deadline - xe_now();
+        if (o->interrupt && *o->interrupt) {
+            res->stop = "interrupted";
+            break;
+        }
         if (left < 0.05) break;
         /* rotate: a window of consecutive stages; a connected set of nodes free in every
          * stage (a tensor's whole life: where it is kept, copied, recomputed); every node
@@ -189,6 +194,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         mo.free_nodes = nodes_kind ? mask : NULL;
         mo.threads = o->threads;
         mo.isolate = o->isolate;
+        mo.interrupt = o->interrupt;
         mo.rel_gap = 1e-6;
         /* a neighbourhood gets a slice of the time; the whole model gets what is left */
         int whole = !nodes_kind && w == n;

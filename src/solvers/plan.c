@@ -82,7 +82,12 @@ static void trace(xe_plan_result *res, double t, double obj)
 }
 
 /* Seconds left of the call's time limit (negative once it has passed). */
-static double time_left(const xe_plan_opts *o, double t_start) { return o->time_limit - (xe_now() - t_start); }
+/* Seconds left of the limit; none once interrupted (xe_plan_opts.interrupt). */
+static double time_left(const xe_plan_opts *o, double t_start)
+{
+    if (o->interrupt && *o->interrupt) return 0.0;
+    return o->time_limit - (xe_now() - t_start);
+}
 
 /* A solver phase whose limit (after its process's grace, xe_milp_limit_within) would be
  * shorter than this is not started: it could do nothing useful in it. */
@@ -117,11 +122,13 @@ static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *
     if (o->row) o->row(o->ctx, r);
 }
 
-/* Emits the row of a phase not started because the time limit has (nearly) passed, with
- * the bound and gap known so far (NAN: none). */
+/* Emits the row of a phase not started because the time limit has (nearly) passed or the
+ * call was interrupted, with the bound and gap known so far (NAN: none). */
 static void emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char *method, double bound, double gap)
 {
-    xe_plan_row r = {.method = method, .status = "not run (time limit reached)", .objective = INFINITY,
+    int stopped = o->interrupt && *o->interrupt;
+    xe_plan_row r = {.method = method, .status = stopped ? "not run (interrupted)" : "not run (time limit reached)",
+                     .objective = INFINITY,
                      .bound = bound, .gap = gap, .milp_status = -1};
     emit(o, res, &r);
 }
@@ -164,6 +171,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     mo.threads = o->threads;
     mo.progress = o->progress;
     mo.isolate = 1; /* hold CBC to the wall-clock limit */
+    mo.interrupt = o->interrupt;
     mo.start = start && !o->no_start ? start : NULL;
     mo.knapsack = o->knapsack;
     if (o->phase) o->phase(o->ctx, method);
@@ -208,6 +216,10 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (rc) {
         if (err) *err = e2;
         return rc;
+    }
+    if (!r.status && mr->killed && o->interrupt && *o->interrupt) {
+        r.status = "interrupted";
+        mr->killed = 0; /* not a model too large for its limit */
     }
     if (!r.status)
         r.status = mr->killed ? "stopped at the time limit (CBC killed: it did not stop at its own)" : xe_milp_status_str(mr->status);
@@ -779,6 +791,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         dopt.time_limit = fmax(1e-3, 0.6 * time_left(o, t_start));
         dopt.threads = o->threads;
         dopt.isolate = 1;
+        dopt.interrupt = o->interrupt;
         dopt.progress = o->progress;
         dopt.slice = o->slice;
         /* in the low-peak order where neither order had a schedule (docs/reorder.md) */
@@ -846,6 +859,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         lo.bound = lb;
         lo.threads = o->threads;
         lo.isolate = 1;
+        lo.interrupt = o->interrupt;
         lo.progress = o->progress;
         lo.slice = o->slice;
         if (o->phase) o->phase(o->ctx, "lns");

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Ctrl-C (SIGINT) during `xengine solve`: the plan ends as at its time limit and the best
+# schedule so far is still checked and written (docs/lns.md, "Interrupting a solve").
+# The main job's instance (ResNet-18, batch 32, GPU + CPU, GPU at 50%), whose LNS runs
+# to any time limit (gap 0.97%), given 300 s and interrupted one second into LNS:
+#   - the process ends within 5 s of the signal, exit 0, no solver process left behind;
+#   - stderr says "interrupted after ... keeping the best schedule found so far";
+#   - the LNS row says "interrupted", and no MILP runs after it;
+#   - the schedule file is written and `xengine simulate` finds it valid.
+set -u
+xe=${1:?usage: interrupt.sh PATH_TO_XENGINE}
+root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+model=$root/tests/data/onnx/resnet18.onnx
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check WHAT COND...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+
+"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/s.json" \
+  >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+# wait for the portfolio's row (LNS starts right after it), then one second more
+for _ in $(seq 1 600); do
+  grep -q '^greedy' "$tmp/out" && break
+  sleep 0.1
+done
+check "the portfolio's row came" grep -q '^greedy' "$tmp/out"
+sleep 1
+t0=$(date +%s.%N)
+kill -INT "$pid"
+wait "$pid"
+code=$?
+t1=$(date +%s.%N)
+check "exit 0 after the interrupt (got $code)" test "$code" -eq 0
+check "ended within 5 s of the signal ($(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s)" \
+  awk -v a="$t0" -v b="$t1" 'BEGIN {exit !(b - a < 5)}'
+check "no solver process left behind" test -z "$(pgrep -P "$pid" 2>/dev/null)"
+check "stderr: interrupted, keeping the best schedule" \
+  grep -q "^xengine: .*resnet18.onnx: interrupted after .* s: keeping the best schedule found so far$" "$tmp/err"
+check "the LNS row says interrupted" grep -q '^lns .* interrupted$' "$tmp/out"
+check "no MILP after it (a milp row, if any, says not run (interrupted))" \
+  test "$(grep '^milp' "$tmp/out" | grep -vc 'not run (interrupted)$')" -eq 0
+check "the schedule was written" grep -q "^wrote $tmp/s.json" "$tmp/out"
+"$xe" simulate "$model" "$tmp/s.json" --batch 32 --devices gpu+cpu --budget 50% >"$tmp/sim" 2>&1
+check "simulate finds it valid" test $? -eq 0
+
+echo "$fails failure(s)"
+test "$fails" -eq 0

@@ -40,7 +40,11 @@ check "ended within 5 s of the signal ($(awk -v a="$t0" -v b="$t1" 'BEGIN {print
   awk -v a="$t0" -v b="$t1" 'BEGIN {exit !(b - a < 5)}'
 # the solver processes are forks of xengine: same command line, with this run's output path
 sleep 0.2
-left=$(grep -l -F -- "$tmp/s.json" /proc/[0-9]*/cmdline 2>/dev/null | grep -v "^/proc/$$/")
+left=""
+for f in /proc/[0-9]*/cmdline; do
+  cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+  case $cmd in "$xe solve "*"$tmp/s.json"*) left="$left ${f#/proc/}" ;; esac
+done
 check "no solver process left behind" test -z "$left"
 check "stderr: interrupted, keeping the best schedule" \
   grep -q "^xengine: .*resnet18.onnx: interrupted after .* s: keeping the best schedule found so far$" "$tmp/err"

@@ -28,6 +28,7 @@
 #ifndef XENGINE_PEBBLE_H
 #define XENGINE_PEBBLE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,11 @@ void xe_pebble_set_order(xe_pebble *p, int order);
  * the same either way; the witnesses, so the schedules, differ, and with it on
  * xe_pebble_schedule also builds candidates from one search without. Clears the memo. */
 void xe_pebble_set_forced(xe_pebble *p, int on);
+
+/* flag (may be NULL; default NULL): once nonzero, searches and schedule builds stop as
+ * at their deadline (UNKNOWN, or the best schedule built so far): Ctrl-C in `xengine
+ * solve` (xe_plan_opts.interrupt). */
+void xe_pebble_set_interrupt(xe_pebble *p, const volatile sig_atomic_t *flag);
 
 /* Can node v be computed on one device with budget bytes resident at most: its footprint
  * fits and reach(inputs(v), budget)? Stops at the wall-clock deadline (xe_now() seconds;

@@ -151,9 +151,11 @@ typedef struct xe_plan_opts {
     const volatile sig_atomic_t *interrupt; /* optional: when it becomes nonzero (Ctrl-C in
                             `xengine solve`), the call ends as at its time limit: the
                             running LNS, descent or MILP stops at its next check (an
-                            isolated CBC solve within 50 ms), no later phase starts, and the
-                            best schedule so far is returned as usual; the portfolio and
-                            the exact search are not interrupted (NULL) */
+                            isolated CBC solve within 50 ms), no later phase starts (rows
+                            "not run (interrupted)"), and the best schedule so far is
+                            returned as usual (the exact search stops too, with its
+                            cheapest candidate so far); a portfolio or order search already
+                            running runs to its end (NULL) */
 } xe_plan_opts;
 
 typedef struct xe_plan_result {

@@ -16,8 +16,9 @@
  * XE_EINFEASIBLE when it finds no schedule (not a proof that none exists). */
 int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
 
-/* xe_heur_greedy with its pins (docs/heuristic.md, "Pins": up to 0.05 s improving each
- * of the two best schedules found, one per eviction scoring) on (pins = 1, what xe_heur_greedy does) or off (0: where only whether a
+/* xe_heur_greedy with its pins (docs/heuristic.md, "Pins": up to XE_GREEDY_PIN_WORK /
+ * n^2 greedy passes improving each of the two best schedules found, one per eviction
+ * scoring) on (pins = 1, what xe_heur_greedy does) or off (0: where only whether a
  * schedule exists matters, e.g. the budget bisections). Same returns. */
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err);
 
@@ -96,16 +97,20 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
 #define XE_PORTFOLIO_RANDOM_SEED 1
 #define XE_PORTFOLIO_DIVERSE_RUNS 1000
 /* The diversification's work: its runs stop once their greedy passes and their rounds
- * of keeps, (passes + 1) n^2 devices each, add up to XE_PORTFOLIO_DIVERSE_WORK (a pass
- * takes 3-6e-8 n^2 devices seconds on this 2-core machine, a round of keeps about as
- * long; random_layered_n100 on one device, tight, 2e-7): 133 runs at ResNet-18's 137
- * nodes on two devices (0.55 s here), 1,000 at VGG16's 45 (0.3 s), 316 at
- * random_layered_n100 at 80% on one device (1.0 s). A count, not a clock, so the same
- * call gives the same schedule however loaded the machine. */
-#define XE_PORTFOLIO_DIVERSE_WORK 1.0e7
-/* A cap for machines far slower than this one: the work takes 0.3-1.5 s here, 5 s under
- * ASan beside three spinning threads and a parallel CTest (test_diversify), where a cap
- * of 5 s cut it and changed the schedule */
+ * of keeps, (passes + 1) n (n + m) devices each (n nodes, m edges), add up to
+ * XE_PORTFOLIO_DIVERSE_WORK, scaled down by deadline / XE_PORTFOLIO_DIVERSE_FULL_S when
+ * the call's deadline is nearer than that (a pass takes about 1-2e-8 n (n + m) devices
+ * seconds on this 2-core machine, a round of keeps about as long): 149 runs at
+ * ResNet-18's 137 nodes and 231 edges on two devices (0.6 s here), 1,000 at VGG16's 45
+ * (0.3 s), 2 on a generated 300-node graph with 11,363 edges (where n^2 devices counted
+ * 24 runs of 0.17 s). A count, not a clock, so the same call (the same time limit)
+ * gives the same schedule however loaded the machine. */
+#define XE_PORTFOLIO_DIVERSE_WORK 3.0e7
+#define XE_PORTFOLIO_DIVERSE_FULL_S 10.0
+/* A cap for machines far slower than this one (the runs and the final improvement stop
+ * at it, the runs at four fifths): the work takes 0.3-1.5 s here, 5 s under ASan beside
+ * three spinning threads and a parallel CTest (test_diversify), where a cap of 5 s cut
+ * it and changed the schedule; and at most half the time left before the deadline */
 #define XE_PORTFOLIO_DIVERSE_S 30.0
 #define XE_PORTFOLIO_DIVERSE_MAX_N 300
 int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_err *err);

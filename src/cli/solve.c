@@ -147,13 +147,14 @@ static const char *exact(int64_t b, char *buf, size_t cap)
     return buf;
 }
 
-/* Seconds the budget hint may take: what the time limit leaves, or, when that is less,
- * 2% of the limit and at most 1 s past it (its bisection then stops early, vouches for
- * a larger budget and says so; its first check, at the no-recomputation peak, always
- * runs). */
+/* Seconds the budget hint may take: what the time limit leaves, or, when that is less
+ * or the solve was interrupted (Ctrl-C), 2% of the limit and at most 1 s (its bisection
+ * then stops early, vouches for a larger budget and says so; its first check, at the
+ * no-recomputation peak, always runs). */
 static double hint_s(const xe_plan_opts *po, double t_start)
 {
-    return fmax(fmin(1.0, 0.02 * po->time_limit), po->time_limit - (xe_now() - t_start));
+    double least = fmin(1.0, 0.02 * po->time_limit);
+    return interrupted ? least : fmax(least, po->time_limit - (xe_now() - t_start));
 }
 
 /* b as a percentage of the no-recomputation peak (0 when the peak is 0). */
@@ -536,7 +537,10 @@ int xe_cli_solve(int argc, char **argv)
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     interrupted = 0;
-    int handler = sigaction(SIGINT, &sa, &old_sa) == 0;
+    /* not where SIGINT is ignored (a background job of a non-interactive shell: the
+     * shell's Ctrl-C is not meant for it) */
+    int handler = sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN &&
+                  sigaction(SIGINT, &sa, NULL) == 0;
     po.interrupt = &interrupted;
     rc = xe_plan(in, &po, &pr, &err);
     if (handler) sigaction(SIGINT, &old_sa, NULL);
@@ -578,9 +582,12 @@ int xe_cli_solve(int argc, char **argv)
             const char *desc = NULL; /* how close budget descent came, when it ran */
             for (int k = 0; k < pr.nrows; k++)
                 if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
-            fprintf(stderr, "xengine: error: %s: no schedule found within the time limit of %g s (the heuristic "
-                            "portfolio found none either%s%s); raise --time-limit or the budget%s\n",
-                    io.graph, po.time_limit, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
+            char when[64];
+            if (interrupted) snprintf(when, sizeof when, "before the interrupt after %.1f s", xe_now() - t_start);
+            else snprintf(when, sizeof when, "within the time limit of %g s", po.time_limit);
+            fprintf(stderr, "xengine: error: %s: no schedule found %s (the heuristic portfolio found none "
+                            "either%s%s); raise --time-limit or the budget%s\n",
+                    io.graph, when, desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
                     budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "

@@ -39,6 +39,7 @@ struct xe_pebble {
     double deadline;
     long expansions;
     int timed_out;
+    const volatile sig_atomic_t *intr; /* xe_pebble_set_interrupt: nonzero acts as the deadline */
     /* member orders (docs/pebble.md, "Two orders"): order 0 tries the highest index
      * first, order 1 the latest position in the as-late-as-possible order (alap_rank,
      * alap_node); the search in progress uses `order` */
@@ -54,6 +55,10 @@ struct xe_pebble {
     uint64_t **rk;     /* [maxdepth]: the set at each depth in ALAP positions, W words,
                           allocated when first needed */
 };
+
+/* 1 once the caller's interrupt flag (xe_pebble_set_interrupt) is set. */
+static int interrupted(const xe_pebble *p) { return p->intr && *p->intr; }
+
 
 /* Set buffer k (< maxdepth) of sets[] (p->lv or p->rk), W words, allocated when first
  * needed; NULL when out of memory. */
@@ -289,6 +294,8 @@ void xe_pebble_set_order(xe_pebble *p, int order)
     p->only = p->mode = order == XE_PEBBLE_ORDER_INDEX || order == XE_PEBBLE_ORDER_ALAP ? order : XE_PEBBLE_ORDER_TURNS;
 }
 
+void xe_pebble_set_interrupt(xe_pebble *p, const volatile sig_atomic_t *flag) { p->intr = flag; }
+
 void xe_pebble_set_forced(xe_pebble *p, int on)
 {
     p->forced = p->forced_mode = on != 0;
@@ -370,7 +377,7 @@ static xe_pebble_answer reach(xe_pebble *p, int depth, int64_t msize, int64_t B)
         if (B >= p->yes_at[slot]) return XE_PEBBLE_YES;
         if (B <= p->no_at[slot]) return XE_PEBBLE_NO;
     }
-    if ((++p->expansions & 255) == 0 && xe_now() > p->deadline) p->timed_out = 1;
+    if ((++p->expansions & 255) == 0 && (xe_now() > p->deadline || interrupted(p))) p->timed_out = 1;
     uint64_t *N = depth + 1 < p->maxdepth ? level(p, depth + 1) : NULL;
     if (p->timed_out || !N) return XE_PEBBLE_UNKNOWN;
     const uint64_t *M = S; /* the members, in the order's positions */
@@ -683,7 +690,7 @@ static int emit_node(xe_pebble *p, int v, int64_t B, int d, int keep_v, double d
  * a step of v's witness (it filled up), the memo is cleared and v searched again at wb. */
 static int witness(xe_pebble *p, int v, int64_t wb, int d, int keep_v, double deadline, xe_schedule *out)
 {
-    if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) return XE_ETIMEOUT;
+    if (xe_now() > deadline || interrupted(p) || out->len > XE_PEBBLE_MAX_EVENTS) return XE_ETIMEOUT;
     int rc = emit_node(p, v, wb, d, keep_v, deadline, out);
     if (rc != XE_EINFEASIBLE) return rc;
     memo_reset(p);
@@ -887,7 +894,7 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
         last[v] = u > v ? u : v;
     }
     for (int v = 0; v < n && !rc; v++) {
-        if (xe_now() > deadline || out->len > XE_PEBBLE_MAX_EVENTS) {
+        if (xe_now() > deadline || interrupted(p) || out->len > XE_PEBBLE_MAX_EVENTS) {
             rc = XE_ETIMEOUT;
             break;
         }
@@ -1027,7 +1034,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         int64_t wb = fixed ? fp + (int64_t)(tighter[k] * (double)(B - fp)) : B;
         if (k > 0) {
             double now = xe_now();
-            if (now > deadline) break;
+            if (now > deadline || interrupted(p)) break;
             if (wb >= B && po < 0 && fixed && !unforced_pass) continue; /* = the first */
             if (po >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue;  /* a fixed order: no other */
             if (unforced_pass && !p->forced_mode) continue;             /* = the first */

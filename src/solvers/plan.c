@@ -82,6 +82,9 @@ static void trace(xe_plan_result *res, double t, double obj)
 }
 
 /* Seconds left of the call's time limit (negative once it has passed). */
+/* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
+static int stopped(const xe_plan_opts *o) { return o->interrupt && *o->interrupt; }
+
 /* Seconds left of the limit; none once interrupted (xe_plan_opts.interrupt). */
 static double time_left(const xe_plan_opts *o, double t_start)
 {
@@ -264,6 +267,7 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     double t0 = xe_now();
     *trivial = xe_bound_cheapest(in); /* one device: every node once */
     xe_pebble *pb = xe_pebble_new(in->g, 0);
+    if (pb) xe_pebble_set_interrupt(pb, o->interrupt);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
@@ -695,7 +699,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* one order's portfolio runs without the diversification: its cost is the graph
      * order's deterministic part (ht.first_at), not the whole call */
     double t_one = hrc == XE_OK && isfinite(ht.first_at) ? ht.first_at : t_heur - t_h0;
-    rc = reorder_phase(in, o, res, h_deadline, ro_s, t_one, best_cost, &in2, perm, &heur2, &which, err);
+    rc = stopped(o) ? 0 : reorder_phase(in, o, res, h_deadline, ro_s, t_one, best_cost, &in2, perm, &heur2, &which, err);
     if (rc < 0) goto out;
     if (rc == 1) adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;
@@ -706,7 +710,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * lengthen the failures; random_layered_n250 at 60% takes 1.2-1.5 s); at least
      * min(2 s, a quarter of the limit), at most what is
      * left */
-    if (!best && !o->no_pebbling && in->ndev == 1) {
+    if (!best && !o->no_pebbling && in->ndev == 1 && !stopped(o)) {
         double lim = search_share(o, t_start, XE_PLAN_PEBBLE_DEFAULT_S);
         int a = pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
         if (a < 0) {
@@ -719,7 +723,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no
      * stage schedule, or only recompute-all's): up to XE_PORTFOLIO_RANDOM_S, at most a
      * quarter of the limit, half in heuristic mode; the cheaper schedule stays */
-    if (cur == in && (hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur)) {
+    if (cur == in && (hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur) && !stopped(o)) {
         double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
         double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit)
                                           : XE_PORTFOLIO_RANDOM_S;
@@ -771,7 +775,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     /* 1d. no stage schedule in either order, not even from the restarts: further
      * low-peak orders (docs/reorder.md) */
-    if (!best && in2 && !o->feasibility) {
+    if (!best && in2 && !o->feasibility && !stopped(o)) {
         double lim = search_share(o, t_start, XE_PLAN_MORE_ORDERS_DEFAULT_S);
         rc = more_orders(in, o, res, lim, &in2, perm, &heur2, &which, err);
         if (rc < 0) goto out;
@@ -782,7 +786,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
     /* 1c. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
-    if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+    if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && stopped(o)) {
+        emit_not_run(o, res, "descent", NAN, NAN);
+    } else if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
         if (o->phase) o->phase(o->ctx, "descent");
         double td0 = xe_now();
         xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};

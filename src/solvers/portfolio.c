@@ -130,10 +130,17 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
 {
     double once = xe_bound_cheapest(in), best = xe_stages_cost(in, out);
     if (in->g->n > XE_PORTFOLIO_DIVERSE_MAX_N || best <= once * (1 + 1e-12)) return XE_OK;
-    /* work left, in greedy passes and rounds of keeps of n^2 devices each */
-    double work = XE_PORTFOLIO_DIVERSE_WORK, unit = fmax(1.0, (double)in->g->n * in->g->n * in->ndev);
-    /* a tenth of what is left before the deadline, at most XE_PORTFOLIO_DIVERSE_S */
-    double now = xe_now(), end = fmin(now + XE_PORTFOLIO_DIVERSE_S, now + 0.1 * (deadline - now));
+    /* work left, in greedy passes and rounds of keeps of n (n + m) devices each; with a
+     * deadline less than XE_PORTFOLIO_DIVERSE_FULL_S from the call's start, that share of
+     * it (the call's time to its deadline rounded to 0.1 s, so the same limit gives the
+     * same work) */
+    const xe_graph *g = in->g;
+    double work = XE_PORTFOLIO_DIVERSE_WORK, unit = fmax(1.0, (double)g->n * (double)(g->n + g->m) * in->ndev);
+    if (isfinite(deadline))
+        work *= fmin(1.0, fmax(0.0, round(10.0 * (deadline - t0)) / 10.0) / XE_PORTFOLIO_DIVERSE_FULL_S);
+    /* a cap for machines far slower than this one: half of what is left before the
+     * deadline, at most XE_PORTFOLIO_DIVERSE_S */
+    double now = xe_now(), end = fmin(now + XE_PORTFOLIO_DIVERSE_S, now + 0.5 * (deadline - now));
     double end_runs = now + 0.8 * (end - now); /* the rest: the final improvement */
     xe_err e2;
     /* the runs get the quick improvement (one round of keeps); the cheapest of them then

@@ -6,7 +6,8 @@
 #   - the process ends within 5 s of the signal, exit 0, no solver process left behind;
 #   - stderr says "interrupted after ... keeping the best schedule found so far";
 #   - the LNS row says "interrupted", and no MILP runs after it;
-#   - the schedule file is written and `xengine simulate` finds it valid.
+#   - the schedule file is written and `xengine simulate` finds it valid;
+# and a background job whose SIGINT is ignored (no job control) keeps ignoring it.
 set -u
 xe=${1:?usage: interrupt.sh PATH_TO_XENGINE}
 root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -20,9 +21,13 @@ check() { # check WHAT COND...
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
 }
 
+# job control: without it a background job starts with SIGINT ignored, and xengine
+# leaves an ignored SIGINT alone (a script's Ctrl-C is not meant for its background jobs)
+set -m
 "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/s.json" \
   >"$tmp/out" 2>"$tmp/err" &
 pid=$!
+set +m
 # wait for the portfolio's row (LNS starts right after it), then one second more
 for _ in $(seq 1 600); do
   grep -q '^greedy' "$tmp/out" && break
@@ -54,6 +59,21 @@ check "no MILP after it (a milp row, if any, says not run (interrupted))" \
 check "the schedule was written" grep -q "^wrote $tmp/s.json" "$tmp/out"
 "$xe" simulate "$model" "$tmp/s.json" --batch 32 --devices gpu+cpu --budget 50% >"$tmp/sim" 2>&1
 check "simulate finds it valid" test $? -eq 0
+
+# without job control the background job inherits an ignored SIGINT: xengine keeps it
+"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 8 -o "$tmp/t.json" \
+  >"$tmp/out2" 2>"$tmp/err2" &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -q '^greedy' "$tmp/out2" && break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+code=$?
+check "an ignored SIGINT stays ignored: the solve runs to its limit, exit 0 (got $code)" test "$code" -eq 0
+check "... and its LNS row ends at (or before) the time limit" grep -q '^lns .*time limit' "$tmp/out2"
+check "... with no interrupt line" test ! -s "$tmp/err2"
 
 echo "$fails failure(s)"
 test "$fails" -eq 0

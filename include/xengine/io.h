@@ -59,7 +59,13 @@ typedef struct xe_schedule_claims {
     int64_t budget[XE_MAX_DEV];
     char graph[128];
     double total_time;
+    int64_t batch; /* the summary's "batch" (an ONNX model's batch size when planned), 0 if none */
 } xe_schedule_claims;
+
+/* The batch size a schedule file states (its summary's "batch", written by `xengine
+ * solve` for ONNX models) into *batch, 0 when it states none or the file cannot be read
+ * as a schedule (the full read reports that). Always XE_OK. */
+int xe_io_schedule_batch(const char *path, int64_t *batch);
 /* xe_io_read_schedule and the file's claims (c) from one parse; c is filled once the
  * devices list has passed its checks. Errors as xe_io_read_schedule. */
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,

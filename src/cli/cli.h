@@ -87,6 +87,19 @@ int xe_cli_seed(const char *v, unsigned long long *out);
  * nothing else (no "0x10", "inf", "nan", spaces, trailing text); else 0. */
 int xe_cli_decimal(const char *v, double *x);
 
+/* The batch size of an ONNX model's network: the leading dimension of its data input,
+ * 0 when it has none. */
+int64_t xe_cli_net_batch(const xe_net *net);
+
+/* simulate/run of an ONNX model (o->graph) with a schedule file: *stated = the batch the
+ * file states (xe_io_schedule_batch; 0: none). Without --batch, a stated batch becomes
+ * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0. */
+int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated);
+
+/* The note for a stated batch (above) on stdout: taken from the file (taken = 1), or
+ * differing from --batch. Nothing when the file states none or they agree. */
+void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated);
+
 /* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
 int xe_cli_check_model(const char *path, const char *command);
 

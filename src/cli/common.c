@@ -161,6 +161,33 @@ int xe_cli_is_onnx(const char *path)
     return c == 0x08;
 }
 
+int64_t xe_cli_net_batch(const xe_net *net)
+{
+    for (int i = 0; i < net->nt; i++)
+        if (net->t[i].role == XE_T_INPUT && net->t[i].rank > 0) return net->t[i].dim[0];
+    return 0;
+}
+
+int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated)
+{
+    *stated = 0;
+    if (!xe_cli_is_onnx(o->graph)) return 0;
+    xe_io_schedule_batch(schedule, stated);
+    if (o->batch || *stated <= 0) return 0;
+    snprintf(buf, cap, "%lld", (long long)*stated);
+    o->batch = buf;
+    return 1;
+}
+
+void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated)
+{
+    if (stated <= 0) return;
+    if (taken) printf("note: batch %lld, the one the schedule file was planned for (--batch overrides)\n", (long long)stated);
+    else if (o->batch && atoll(o->batch) != stated)
+        printf("note: the schedule file was planned for batch %lld; it was checked at batch %s (--batch)\n",
+               (long long)stated, o->batch);
+}
+
 /* ONNX model -> net -> training or inference graph. */
 static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_train_map *map, xe_err *err)
 {

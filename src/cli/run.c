@@ -127,6 +127,9 @@ int xe_cli_run(int argc, char **argv)
         return XE_EXIT_USAGE;
     }
     xe_cli_model m;
+    char bbuf[32];
+    int64_t stated = 0;
+    int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated);
     int code = xe_cli_check_model(io.graph, "run");
     if (!code && threads) code = xe_cli_check_threads(threads);
     if (!code) code = xe_cli_model_load(&io, threads, &m);
@@ -150,6 +153,7 @@ int xe_cli_run(int argc, char **argv)
     memcpy(o.threads, m.threads, sizeof o.threads);
     if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
+    xe_cli_batch_note(&io, taken, stated);
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
     if (rc && !res.sim_valid) { /* one line: the schedule, the executor's error, the simulator's reason */
         fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)\n", path, err.msg,

@@ -54,6 +54,9 @@ int xe_cli_simulate(int argc, char **argv)
         return XE_EXIT_USAGE;
     }
     xe_instance *in = NULL;
+    char bbuf[32];
+    int64_t stated = 0;
+    int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated);
     int code = xe_cli_load_instance(&io, &in);
     xe_cli_json js = {.command = "simulate", .exit_code = code, .graph = io.graph, .schedule = path};
     if (code) return json ? (xe_cli_print_json(stdout, &js), code) : code;
@@ -79,6 +82,7 @@ int xe_cli_simulate(int argc, char **argv)
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK) rc = XE_EINTERNAL;
     } else if (rc == XE_OK) {
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
+        xe_cli_batch_note(&io, taken, stated);
         {
             for (int d = 0; d < in->ndev; d++)
                 if (c.budget[d] >= 0 && c.budget[d] != in->dev[d].budget)

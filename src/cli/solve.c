@@ -283,8 +283,18 @@ static int write_exit_code(int rc) { return rc == XE_EIO ? XE_EXIT_INTERNAL : xe
 
 /* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
  * summary in js points to: it must outlive js's printing), write it; an exit code. */
+/* The schedule summary's extra keys (a JSON object's text in extra) gain "batch": the
+ * ONNX model's batch size the plan was made for (batch > 0), so that `simulate` and `run`
+ * can take it from the file (xe_io_schedule_batch). */
+static void add_batch(char *extra, size_t cap, int64_t batch)
+{
+    size_t len = strlen(extra);
+    if (batch <= 0 || len < 2 || extra[len - 1] != '}') return;
+    snprintf(extra + len - 1, cap - (len - 1), ", \"batch\": %lld}", (long long)batch);
+}
+
 static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
-                          xe_cli_json *js, xe_sim_result *srp)
+                          int64_t batch, xe_cli_json *js, xe_sim_result *srp)
 {
     xe_schedule sched;
     xe_schedule_init(&sched);
@@ -314,6 +324,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"}",
              name, srp->total_time, t);
+    add_batch(extra, sizeof extra, batch);
     rc = xe_io_write_schedule(out, in, &sched, srp, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -482,7 +493,12 @@ int xe_cli_solve(int argc, char **argv)
     xe_sim_result bsr; /* a baseline's replay, which js points to until it is printed */
     int code = xe_cli_check_output_inst(out, &io);
     xe_instance *in = NULL;
-    if (!code) code = xe_cli_load_instance(&io, &in);
+    xe_net *net = NULL; /* an ONNX model's: only for the batch size it was read at */
+    xe_train_map map = {0};
+    if (!code) code = xe_cli_load_instance_net(&io, "gpu+cpu", &net, &map, NULL, &in);
+    int64_t batch = net ? xe_cli_net_batch(net) : 0;
+    xe_net_free(net);
+    xe_train_map_clear(&map);
     int saved_stdout = -1;
     if (!code && json) { /* --json: the tables go nowhere, stdout gets the object at the end */
         fflush(stdout);
@@ -517,7 +533,7 @@ int xe_cli_solve(int argc, char **argv)
     printf("xengine solve: %s: %d nodes, %d edges, %d device%s\n", io.graph, in->g->n, in->g->m, in->ndev,
            in->ndev > 1 ? "s" : "");
     if (xe_cli_is_baseline(method)) {
-        code = solve_baseline(in, io.graph, method, out, &js, &bsr);
+        code = solve_baseline(in, io.graph, method, out, batch, &js, &bsr);
         goto done;
     }
     /* 2.-3. heuristic portfolio, LNS, the MILP: xe_plan (docs/lns.md, "Strategy of
@@ -633,6 +649,7 @@ int xe_cli_solve(int argc, char **argv)
              "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"}",
              best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg), t_solve,
              heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status));
+    add_batch(extra, sizeof extra, batch);
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -105,5 +105,25 @@ expect batch-missing 1 "batch needs a value" -- solve "$d/resnet18.onnx" -o "$tm
 # smallest budget (one device: docs/pebble.md)
 expect infeasible 3 "infeasible.*smallest budget that admits any schedule is .*exact" -- solve "$d/vgg16.onnx" --batch 2 --devices gpu --budget 1MB -o "$tmp/out.json"
 
+# the batch a plan was made for travels with it: solve records it, simulate takes it from
+# the file without --batch (budgets then as planned: no budget note) and notes a --batch
+# that differs
+"$xe" solve "$d/resnet18.onnx" --batch 4 --devices gpu+cpu --budget 50% --method heuristic -q -o "$tmp/b4.json" \
+  >"$tmp/stdout" 2>"$tmp/stderr"
+if grep -q '"batch": 4' "$tmp/b4.json"; then ok "solve records batch 4"; else bad "solve records batch 4"; fi
+"$xe" simulate "$d/resnet18.onnx" "$tmp/b4.json" --devices gpu+cpu --budget 50% >"$tmp/stdout" 2>"$tmp/stderr"
+if [ $? -eq 0 ] && grep -q '^note: batch 4, the one the schedule file was planned for' "$tmp/stdout" &&
+  ! grep -q 'states a budget' "$tmp/stdout"; then
+  ok "simulate takes batch 4 from the file, budgets as planned"
+else
+  bad "simulate takes batch 4 from the file, budgets as planned"
+fi
+"$xe" simulate "$d/resnet18.onnx" "$tmp/b4.json" --devices gpu+cpu --budget 50% --batch 2 >"$tmp/stdout" 2>"$tmp/stderr"
+if grep -q '^note: the schedule file was planned for batch 4; it was checked at batch 2' "$tmp/stdout"; then
+  ok "simulate notes --batch 2 against the file's 4"
+else
+  bad "simulate notes --batch 2 against the file's 4"
+fi
+
 echo "onnx_solve: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

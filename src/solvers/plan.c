@@ -88,7 +88,7 @@ static int stopped(const xe_plan_opts *o) { return o->interrupt && *o->interrupt
 /* Seconds left of the limit; none once interrupted (xe_plan_opts.interrupt). */
 static double time_left(const xe_plan_opts *o, double t_start)
 {
-    if (o->interrupt && *o->interrupt) return 0.0;
+    if (stopped(o)) return 0.0;
     return o->time_limit - (xe_now() - t_start);
 }
 
@@ -129,8 +129,7 @@ static void emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *
  * call was interrupted, with the bound and gap known so far (NAN: none). */
 static void emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char *method, double bound, double gap)
 {
-    int stopped = o->interrupt && *o->interrupt;
-    xe_plan_row r = {.method = method, .status = stopped ? "not run (interrupted)" : "not run (time limit reached)",
+    xe_plan_row r = {.method = method, .status = stopped(o) ? "not run (interrupted)" : "not run (time limit reached)",
                      .objective = INFINITY,
                      .bound = bound, .gap = gap, .milp_status = -1};
     emit(o, res, &r);
@@ -220,7 +219,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         if (err) *err = e2;
         return rc;
     }
-    if (!r.status && mr->killed && o->interrupt && *o->interrupt) {
+    if (!r.status && mr->killed && stopped(o)) {
         r.status = "interrupted";
         mr->killed = 0; /* not a model too large for its limit */
     }

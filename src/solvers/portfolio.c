@@ -117,9 +117,10 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * XE_IMPROVE_KEEP), replace *out as soon as one is cheaper; the cheapest run then gets
  * the whole improvement (xe_heur_improve) and replaces *out when that makes it cheaper.
  * at most XE_PORTFOLIO_DIVERSE_RUNS runs and XE_PORTFOLIO_DIVERSE_WORK work (greedy passes
- * and rounds of keeps), stopping at the every-node-once bound; the runs and the final
- * improvement stop early only after XE_PORTFOLIO_DIVERSE_S seconds or a tenth of what is
- * left before deadline (before 2026-11-30 the runs had 0.2 s of wall clock, so the
+ * and rounds of keeps; a share of it when the deadline is less than
+ * XE_PORTFOLIO_DIVERSE_FULL_S away), stopping at the every-node-once bound; the runs and
+ * the final improvement stop early only after XE_PORTFOLIO_DIVERSE_S seconds or half of
+ * what is left before deadline (before 2026-11-30 the runs had 0.2 s of wall clock, so the
  * result changed with the machine: the main job's came out 0.028829 s instead of the
  * README's 0.028822 s on a slower machine, 52 runs in 0.2 s; 121 find it). U-Net one
  * GPU 80%: 31.620 s (the MILP's optimum) where the greedy and its improvement stop at

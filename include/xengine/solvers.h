@@ -42,8 +42,10 @@ int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_sta
  * its restart passes), each eviction score multiplied by a factor drawn uniformly from
  * [1, 9) (splitmix64 from seed; the same seed gives the same runs), until one run finds
  * a schedule (pruned, xe_stages_check passed, to out), 2,000 runs have failed, or
- * max_seconds (wall, finite, >= 0; checked between runs, so one run may end past it; at
- * least one run) have passed. *tries (may be NULL) = runs made. XE_EINFEASIBLE when
+ * max_seconds of work are done (finite, >= 0: greedy passes of n (n + m) devices, 2.5e8
+ * of those per second, about this 2-core machine's rate, so that a seed gives the same
+ * answer on any machine; the wall clock stops them only at 4 max_seconds; checked
+ * between runs, at least one run). *tries (may be NULL) = runs made. XE_EINFEASIBLE when
  * none found (not a proof), XE_EINVAL, XE_ENOMEM; out is cleared on error. */
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err);
@@ -118,8 +120,9 @@ int xe_heur_best(const xe_instance *in, xe_stages *out, const char **which, xe_e
 /* xe_heur_best with the local improvement and the randomised diversification on
  * (improve = 1), the improvement only (2: xe_plan's low-peak orders, which compare many
  * portfolios), or neither (0: for feasibility questions such as xe_min_budget's
- * bisection, where only finding a schedule counts) and the randomised restarts ending
- * random_seconds (wall) after the call's start (0: none). */
+ * bisection, where only finding a schedule counts) and the randomised restarts, where
+ * the greedy finds nothing, for random_seconds of work (xe_heur_greedy_random; 0:
+ * none). */
 int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
                     xe_err *err);
 

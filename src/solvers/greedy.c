@@ -555,6 +555,17 @@ static const int random_variants[4] = {0, 1, 4, 5}; /* those the randomised rest
  * microseconds, do not spend the whole time on a budget no run fits: on
  * random_layered_n100 at 60% the first schedule came after 32-1,028 runs (seeds 1-8). */
 #define XE_GREEDY_RANDOM_MAX_RUNS 2000
+/* Randomised restarts: max_seconds is a budget of work, not of the clock, so that a seed
+ * gives the same answer on any machine and load: the runs stop once their passes,
+ * n (n + m) devices each, add up to max_seconds * XE_GREEDY_RANDOM_RATE (a pass, most
+ * stopping at the stage that fails, averages 0.15-0.2 us per unit on this 2-core
+ * machine: random_layered_n100 at 60% on one GPU, seed 1, finds its schedule after 5,550
+ * passes, 1.23 s here, within the nominal 0.8 s = 5,952 passes). The clock still stops
+ * them at XE_GREEDY_RANDOM_CLOCK times max_seconds, for machines far slower than this
+ * one. Before 2026-12-01 max_seconds was wall clock: that case found nothing in 0.8 s
+ * here, where the benchmark's faster machine had found 1.532x. */
+#define XE_GREEDY_RANDOM_RATE 2.5e8
+#define XE_GREEDY_RANDOM_CLOCK 4.0
 
 /* Runs one variant with restarts, starting from the npre lessons pre[] (pins); returns
  * -1 on success, else the stage that failed. */
@@ -673,7 +684,7 @@ static int check_footprints(const xe_instance *in, xe_err *err)
 /* The deterministic variants (noise = 0), their best improved by pins when pins is set,
  * none started after deadline (xe_now() seconds) once a schedule is in hand; or
  * randomised passes cycling through the variants until one finds a schedule or
- * max_seconds have passed (noise > 0). */
+ * max_seconds of work are done (noise > 0; XE_GREEDY_RANDOM_RATE). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
                       double deadline, xe_stages *out, xe_stages *second, int *tries, long *npasses, xe_err *err)
 {
@@ -716,10 +727,15 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     memset(&alt, 0, sizeof alt);
     double gbest[2] = {INFINITY, INFINITY};
     int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, gv[2] = {0, 0};
+    /* the randomised runs' work so far, in passes of n (n + m) devices */
+    double done = 0, unit = (double)n * (double)(n + g->m) * D;
     for (;; k++) {
         double best = fmin(gbest[0], gbest[1]);
         if (noise > 0) {
-            if (best < INFINITY || (k > 0 && xe_now() - t0 >= max_seconds) || k >= XE_GREEDY_RANDOM_MAX_RUNS) break;
+            if (best < INFINITY || k >= XE_GREEDY_RANDOM_MAX_RUNS ||
+                (k > 0 && (done >= max_seconds * XE_GREEDY_RANDOM_RATE ||
+                           xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds)))
+                break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
                    (best < INFINITY && xe_now() > deadline)) {
             break;
@@ -729,6 +745,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         int v = noise > 0 ? random_variants[k % 4] : k % nv;
         int t = greedy_variant(&c, v, &passes);
         if (npasses) *npasses += passes;
+        done += passes * unit;
         if (t >= 0) {
             if (fail_t < 0) fail_t = t;
             continue;

@@ -248,11 +248,12 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
         }
     }
     /* the greedy found nothing (recompute-all may have: a costly schedule): randomised
-     * greedy restarts for what is left of random_seconds; the cheaper schedule stays */
-    double left = random_seconds - (xe_now() - t0);
-    int restarted = !greedy_found && left > 0;
+     * greedy restarts for random_seconds of work (XE_GREEDY_RANDOM_RATE: not what the
+     * clock leaves of it, so that the answer does not depend on the machine); the
+     * cheaper schedule stays */
+    int restarted = !greedy_found && random_seconds > 0;
     if (restarted) {
-        int rrc = xe_heur_restarts(in, left, out, &best_cost, which, NULL, NULL, &e2);
+        int rrc = xe_heur_restarts(in, random_seconds, out, &best_cost, which, NULL, NULL, &e2);
         if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
             rc = xe_err_set(err, rrc, "%s", e2.msg);
             goto done;
@@ -263,8 +264,6 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
         goto done;
     }
     imp_s = xe_heur_improve_seconds(in);
-    if (restarted) /* after the restarts: end within 0.1 s of random_seconds */
-        imp_s = fmin(imp_s, fmax(0.01, random_seconds + 0.1 - (xe_now() - t0)));
     imp_s = fmin(imp_s, deadline - xe_now());
     if (!improve || !(imp_s > 0)) goto done;
     rc = xe_heur_improve(in, out, imp_s, err);

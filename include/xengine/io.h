@@ -59,7 +59,6 @@ typedef struct xe_schedule_claims {
     int64_t budget[XE_MAX_DEV];
     char graph[128];
     double total_time;
-    int64_t batch; /* the summary's "batch" (an ONNX model's batch size when planned), 0 if none */
 } xe_schedule_claims;
 
 /* The batch size a schedule file states (its summary's "batch", written by `xengine

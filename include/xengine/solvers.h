@@ -50,9 +50,14 @@ int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_sta
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err);
 /* xe_heur_greedy_random that also counts the greedy passes it made (*passes, may be
- * NULL; a pass costs about n^2 devices work): the diversification's work budget. */
+ * NULL; each worth xe_heur_pass_work): the diversification's work budget. */
 int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                              long *passes, xe_err *err);
+
+/* The work one greedy pass on in counts in the heuristics' budgets (the randomised
+ * restarts', the diversification's): n (n + m) devices, n nodes, m edges (at least 1);
+ * a pass's time grows with the edges, not with n^2 alone. */
+double xe_heur_pass_work(const xe_instance *in);
 
 /* Checkpoint-all on device d: every node computed once on d, kept while it has later
  * users. XE_EINFEASIBLE when it does not fit d's budget or d cannot run some node. */
@@ -90,8 +95,8 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
  * round of keeps (xe_heur_improve_ex, XE_IMPROVE_KEEP), the cheapest improved fully and
  * kept when cheaper, for at most XE_PORTFOLIO_DIVERSE_RUNS runs and
  * XE_PORTFOLIO_DIVERSE_WORK work (a count, so the result does not depend on the
- * machine's load), cut short only after XE_PORTFOLIO_DIVERSE_S seconds or a tenth of
- * the time left before the deadline (docs/heuristic.md, "Randomised diversification"). *which (may be NULL) names it ("greedy",
+ * machine's load), cut short only after XE_PORTFOLIO_DIVERSE_S seconds or half of the
+ * time left before the deadline (docs/heuristic.md, "Randomised diversification"). *which (may be NULL) names it ("greedy",
  * "checkpoint-all", "recompute-all", "greedy-random", "greedy-diverse"; static strings). On one device it never fails at a
  * budget of at least min(no-recomputation peak, recompute-all peak). XE_EINFEASIBLE
  * when none finds a schedule (not a proof); XE_ENOMEM. */

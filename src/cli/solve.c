@@ -108,7 +108,6 @@ static void help(FILE *f)
             "written (disk full; an -o that cannot be written at all is exit 1, before the solve)\n");
 }
 
-/* A JSON number, or null where it is not finite (no bound known). */
 /* Seconds in 14 columns: six decimals below 10^7 s, else 9 significant digits (an
  * objective of 1e10, FCN-8's graph in the file's units, pushed the columns aside). */
 static const char *secs14(char *buf, size_t cap, double x)
@@ -128,6 +127,7 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
+/* A JSON number, or null where it is not finite (no bound known). */
 static const char *json_num(double x, char *buf, size_t cap)
 {
     if (isfinite(x)) snprintf(buf, cap, "%.17g", x);
@@ -281,18 +281,18 @@ static int xe_cli_is_baseline(const char *name)
  * writable before the solve, so an I/O error is the disk's (full), not the input's. */
 static int write_exit_code(int rc) { return rc == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(rc); }
 
-/* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
- * summary in js points to: it must outlive js's printing), write it; an exit code. */
-/* The schedule summary's extra keys (a JSON object's text in extra) gain "batch": the
- * ONNX model's batch size the plan was made for (batch > 0), so that `simulate` and `run`
- * can take it from the file (xe_io_schedule_batch). */
-static void add_batch(char *extra, size_t cap, int64_t batch)
+/* The schedule summary's "batch" key, as text to close its extra keys with: the ONNX
+ * model's batch size the plan was made for (batch > 0; "" otherwise), so that `simulate`
+ * and `run` can take it from the file (xe_io_schedule_batch). */
+static const char *batch_key(int64_t batch, char *buf, size_t cap)
 {
-    size_t len = strlen(extra);
-    if (batch <= 0 || len < 2 || extra[len - 1] != '}') return;
-    snprintf(extra + len - 1, cap - (len - 1), ", \"batch\": %lld}", (long long)batch);
+    if (batch > 0) snprintf(buf, cap, ", \"batch\": %lld", (long long)batch);
+    else buf[0] = '\0';
+    return buf;
 }
 
+/* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
+ * summary in js points to: it must outlive js's printing), write it; an exit code. */
 static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
                           int64_t batch, xe_cli_json *js, xe_sim_result *srp)
 {
@@ -319,12 +319,11 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
     char ob[32];
     printf("%-14s %s %9.3f  %s\n", name, secs14(ob, sizeof ob, srp->total_time), t, "valid");
-    char extra[512];
+    char extra[512], bk[40];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
-             "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"}",
-             name, srp->total_time, t);
-    add_batch(extra, sizeof extra, batch);
+             "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"%s}",
+             name, srp->total_time, t, batch_key(batch, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, srp, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -643,13 +642,13 @@ int xe_cli_solve(int argc, char **argv)
     double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
     const char *status = heur_only ? "heuristic only" : isfinite(gap) && gap <= po.rel_gap ? "optimal" : "feasible";
-    char extra[512], jb[32], jg[32];
+    char extra[512], jb[32], jg[32], bk[40];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %s, \"gap\": %s, "
-             "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"}",
+             "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"%s}",
              best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg), t_solve,
-             heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status));
-    add_batch(extra, sizeof extra, batch);
+             heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status),
+             batch_key(batch, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -269,7 +269,6 @@ static void fill_claims(const json_t *root, const xe_instance *in, xe_schedule_c
     for (int d = 0; d < XE_MAX_DEV; d++) c->budget[d] = -1;
     c->graph[0] = '\0';
     c->total_time = NAN;
-    c->batch = 0;
     const json_t *devs = json_object_get(root, "devices");
     for (size_t k = 0; json_is_array(devs) && k < json_array_size(devs); k++) {
         const json_t *o = json_array_get(devs, k);
@@ -282,9 +281,6 @@ static void fill_claims(const json_t *root, const xe_instance *in, xe_schedule_c
     if (json_is_string(gname)) snprintf(c->graph, sizeof c->graph, "%s", json_string_value(gname));
     const json_t *tt = json_object_get(json_object_get(root, "summary"), "total_time_s");
     if (json_is_number(tt)) c->total_time = json_number_value(tt);
-    int64_t b;
-    const json_t *jb = json_object_get(json_object_get(root, "summary"), "batch");
-    if (jb && xe_json_as_int(jb, 1, INT64_C(1000000000), &b) == 0) c->batch = b;
 }
 
 static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *claims,

@@ -44,7 +44,7 @@ static int read_all(int fd, void *p, size_t len, double deadline, const volatile
     char *c = p;
     while (len) {
         double left = deadline - xe_now();
-        if (left <= 0 || (intr && *intr)) {
+        if (left <= 0 || xe_interrupted(intr)) {
             *late = 1;
             return -1;
         }

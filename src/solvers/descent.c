@@ -306,7 +306,7 @@ int xe_descent_solve(const xe_instance *in, const xe_stages *start, const xe_des
     double best_over = cur;
     for (int it = 0; cur > 0; it++) {
         double left = deadline - xe_now();
-        if (left < 0.05 || (o->interrupt && *o->interrupt)) break;
+        if (left < 0.05 || xe_interrupted(o->interrupt)) break;
         if (it - last_gain >= 16) {
             restarts++;
             last_gain = it;

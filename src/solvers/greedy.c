@@ -727,8 +727,8 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     memset(&alt, 0, sizeof alt);
     double gbest[2] = {INFINITY, INFINITY};
     int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, gv[2] = {0, 0};
-    /* the randomised runs' work so far, in passes of n (n + m) devices */
-    double done = 0, unit = (double)n * (double)(n + g->m) * D;
+    /* the randomised runs' work so far (xe_heur_pass_work per pass) */
+    double done = 0, unit = xe_heur_pass_work(in);
     for (;; k++) {
         double best = fmin(gbest[0], gbest[1]);
         if (noise > 0) {
@@ -832,6 +832,12 @@ int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_sta
     int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, second, NULL, NULL, err);
     if (rc) xe_stages_clear(second);
     return rc;
+}
+
+double xe_heur_pass_work(const xe_instance *in)
+{
+    const xe_graph *g = in->g;
+    return fmax(1.0, (double)g->n * (double)(g->n + g->m) * in->ndev);
 }
 
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,

@@ -127,7 +127,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
             break;
         }
         double left = deadline - xe_now();
-        if (o->interrupt && *o->interrupt) {
+        if (xe_interrupted(o->interrupt)) {
             res->stop = "interrupted";
             break;
         }

@@ -57,8 +57,7 @@ struct xe_pebble {
 };
 
 /* 1 once the caller's interrupt flag (xe_pebble_set_interrupt) is set. */
-static int interrupted(const xe_pebble *p) { return p->intr && *p->intr; }
-
+static int interrupted(const xe_pebble *p) { return xe_interrupted(p->intr); }
 
 /* Set buffer k (< maxdepth) of sets[] (p->lv or p->rk), W words, allocated when first
  * needed; NULL when out of memory. */

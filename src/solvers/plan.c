@@ -81,11 +81,11 @@ static void trace(xe_plan_result *res, double t, double obj)
     res->trace_obj[k] = obj;
 }
 
-/* Seconds left of the call's time limit (negative once it has passed). */
 /* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
-static int stopped(const xe_plan_opts *o) { return o->interrupt && *o->interrupt; }
+static int stopped(const xe_plan_opts *o) { return xe_interrupted(o->interrupt); }
 
-/* Seconds left of the limit; none once interrupted (xe_plan_opts.interrupt). */
+/* Seconds left of the call's time limit (negative once it has passed; none once
+ * interrupted). */
 static double time_left(const xe_plan_opts *o, double t_start)
 {
     if (stopped(o)) return 0.0;
@@ -266,8 +266,8 @@ static int pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     double t0 = xe_now();
     *trivial = xe_bound_cheapest(in); /* one device: every node once */
     xe_pebble *pb = xe_pebble_new(in->g, 0);
-    if (pb) xe_pebble_set_interrupt(pb, o->interrupt);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
+    xe_pebble_set_interrupt(pb, o->interrupt);
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
     xe_pebble_stats st;
@@ -785,9 +785,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
 
     /* 1c. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
-    if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && stopped(o)) {
+    int descent = !best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
+    if (descent && stopped(o)) {
         emit_not_run(o, res, "descent", NAN, NAN);
-    } else if (!best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS)) {
+    } else if (descent) {
         if (o->phase) o->phase(o->ctx, "descent");
         double td0 = xe_now();
         xe_plan_row dr = {.method = "descent", .objective = INFINITY, .bound = NAN, .gap = NAN, .milp_status = -1};

@@ -131,12 +131,11 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
 {
     double once = xe_bound_cheapest(in), best = xe_stages_cost(in, out);
     if (in->g->n > XE_PORTFOLIO_DIVERSE_MAX_N || best <= once * (1 + 1e-12)) return XE_OK;
-    /* work left, in greedy passes and rounds of keeps of n (n + m) devices each; with a
+    /* work left, in greedy passes and rounds of keeps of xe_heur_pass_work each; with a
      * deadline less than XE_PORTFOLIO_DIVERSE_FULL_S from the call's start, that share of
      * it (the call's time to its deadline rounded to 0.1 s, so the same limit gives the
      * same work) */
-    const xe_graph *g = in->g;
-    double work = XE_PORTFOLIO_DIVERSE_WORK, unit = fmax(1.0, (double)g->n * (double)(g->n + g->m) * in->ndev);
+    double work = XE_PORTFOLIO_DIVERSE_WORK, unit = xe_heur_pass_work(in);
     if (isfinite(deadline))
         work *= fmin(1.0, fmax(0.0, round(10.0 * (deadline - t0)) / 10.0) / XE_PORTFOLIO_DIVERSE_FULL_S);
     /* a cap for machines far slower than this one: half of what is left before the

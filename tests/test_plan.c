@@ -387,14 +387,15 @@ static void on_row(void *ctx, const xe_plan_row *r)
 
 /* Callbacks, milp mode on 5-node instances: phases "lns" never, "milp" once; the
  * heuristic row before the MILP starts; rows as in res->rows; the milp row's objective is
- * the result's when named "milp". Auto on these tiny instances: LNS first; either it
- * proves its schedule (the portfolio meets the bound or a window proves it: one "lns"
- * phase, no MILP) or the whole MILP after it proves the optimum; either way
- * milp_status says optimal. */
+ * the result's when named "milp". Auto on these tiny instances: the LP bound first; it
+ * proves the portfolio's schedule within the gap (no further phase), or LNS proves its
+ * schedule (the portfolio meets the bound or a window proves it: no MILP), or the whole
+ * MILP after it proves the optimum; either way milp_status says optimal, and the
+ * objective is milp mode's proven optimum within the gap. */
 static void test_rows(void **state)
 {
     (void)state;
-    int autos = 0;
+    int autos = 0, lp_rows = 0, lp_proofs = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         xe_instance *in = xe_test_random_instance(seed, 5, 1 + (int)(seed % 2), 0);
         assert_non_null(in);
@@ -406,6 +407,7 @@ static void test_rows(void **state)
         }
         double hc = xe_stages_cost(in, &h);
         xe_stages_clear(&h);
+        double auto_obj = NAN, lp_bound = -INFINITY;
         for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
             seen s;
             memset(&s, 0, sizeof s);
@@ -433,27 +435,55 @@ static void test_rows(void **state)
                 assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
                 assert_true(s.row[1].nvars > 0);
                 assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+                /* auto came first: the same optimum, within the gap; its LP bound at most it */
+                assert_true(lp_bound <= r.objective * (1 + 1e-9));
+                assert_true(r.objective <= auto_obj + 1e-12 * fabs(auto_obj));
+                assert_true(auto_obj <= r.objective + o.rel_gap * auto_obj + 1e-12);
             } else {
-                assert_string_equal(s.phase[0], "lns");
-                assert_string_equal(s.row[1].method, "lns");
-                if (s.nphase == 1) { /* LNS proved it: no MILP */
-                    assert_true(!strcmp(s.row[1].status, "bound reached") || !strcmp(s.row[1].status, "optimal"));
+                /* the LP bound first unless the stage bound proves the portfolio's
+                 * schedule already: it proves the start within the gap (no LNS, no
+                 * MILP), or LNS follows */
+                int lp = !strcmp(s.phase[0], "lp-bound"); /* k: LNS's row */
+                double stage_gap = hc > 0 ? (hc - fmin(hc, xe_bound_stage(in))) / hc : 0;
+                assert_int_equal(lp, stage_gap > o.rel_gap);
+                if (lp) {
+                    lp_rows++;
+                    lp_bound = s.row[1].bound;
+                    assert_string_equal(s.row[1].method, "lp-bound");
+                    assert_string_equal(s.row[1].status, "LP relaxation");
+                    assert_true(isfinite(s.row[1].bound) && s.row[1].bound <= hc * (1 + 1e-9));
+                    assert_true(close_rel(s.row[1].gap, (hc - s.row[1].bound) / hc, 1e-9));
+                }
+                if (lp && s.nphase == 1) { /* the LP proved the portfolio's schedule */
+                    assert_true(s.row[1].gap <= o.rel_gap);
+                    assert_true(close_rel(r.objective, hc, 1e-12));
+                    lp_proofs++;
+                } else if (s.nphase == 1 + lp) { /* LNS proved it: no MILP */
+                    assert_string_equal(s.phase[lp], "lns");
+                    assert_string_equal(s.row[1 + lp].method, "lns");
+                    assert_true(!strcmp(s.row[1 + lp].status, "bound reached") ||
+                                !strcmp(s.row[1 + lp].status, "optimal"));
                 } else {
-                    assert_int_equal(s.nphase, 2);
-                    assert_string_equal(s.phase[1], "milp");
-                    assert_string_equal(s.row[2].method, "milp");
-                    assert_int_equal(s.row[2].milp_status, XE_MILP_OPTIMAL);
-                    assert_true(close_rel(s.row[2].objective, r.objective, 1e-9));
+                    assert_int_equal(s.nphase, 2 + lp);
+                    assert_string_equal(s.phase[lp], "lns");
+                    assert_string_equal(s.phase[1 + lp], "milp");
+                    assert_string_equal(s.row[2 + lp].method, "milp");
+                    assert_int_equal(s.row[2 + lp].milp_status, XE_MILP_OPTIMAL);
+                    assert_true(close_rel(s.row[2 + lp].objective, r.objective, 1e-9));
                 }
                 assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
                 assert_true(r.optimal);
+                auto_obj = r.objective;
                 autos++;
             }
             xe_plan_result_clear(&r);
         }
         xe_instance_free(in);
     }
+    print_message("auto on %d tiny instances: the LP bound ran on %d, proved the portfolio's schedule on %d\n", autos,
+                  lp_rows, lp_proofs);
     assert_true(autos >= 1);
+    assert_true(lp_rows >= 1);
 }
 
 static void test_bad_options(void **state)

@@ -17,8 +17,8 @@
 #include "xengine/stages.h"
 
 /* Most rows one call emits (portfolio, chain-dp, reorder, pebbling, greedy-random,
- * orders, descent, lns, milp; room for one more). */
-#define XE_PLAN_MAX_ROWS 10
+ * orders, descent, lp-bound, lns, milp; room for two more). */
+#define XE_PLAN_MAX_ROWS 12
 
 typedef enum {
     XE_PLAN_AUTO = 0, /* portfolio (on one-device training chains also the chain DP:
@@ -66,7 +66,12 @@ typedef struct xe_plan_row {
                             schedule found"); "chain-dp" (docs/chain-dp.md, "In the
                             planner"); "pebbling" (status "valid (outside the stage
                             structure)", "no schedule of any form fits (proven)" or
-                            "unknown at its time limit"); "descent"; "lns"; "milp" */
+                            "unknown at its time limit"); "descent"; "lp-bound" (the LP
+                            relaxation as a bound, auto and lns: no schedule, the bound
+                            of the orders planned in and the best schedule's gap to it;
+                            status "LP relaxation", "LP relaxation (both orders)", "not
+                            finished in its share of the time" or "interrupted");
+                            "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
                             the budgets", "still N B over at its worst stage" (the
@@ -84,7 +89,8 @@ typedef struct xe_plan_row {
                             LNS bound), milp = CBC's bound (-INFINITY when unknown); NAN for
                             the heuristic row */
     double gap;          /* (objective - min(bound, objective)) / objective, 0 for a zero
-                            objective; NAN when unknown (no bound, no schedule, heuristic) */
+                            objective; NAN when unknown (no bound, no schedule, heuristic);
+                            lp-bound and rows "not run": the best schedule's so far */
     double time;         /* wall seconds of the phase (the MILP's also when CBC failed) */
     int milp_status;     /* milp rows (so for the fields below): xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
                             failure or a refuted claim); -1 in the other rows */
@@ -141,10 +147,11 @@ typedef struct xe_plan_opts {
                             far (ties keep the earlier: portfolio first) */
     int nstarts;
     void (*phase)(void *ctx, const char *method); /* optional: called just before the
-                            pebbling ("pebbling"), descent ("descent"), LNS ("lns") and MILP
-                            ("milp") phases start */
+                            pebbling ("pebbling"), descent ("descent"), LP bound
+                            ("lp-bound"), LNS ("lns") and MILP ("milp") phases start */
     void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
-                            heuristic (also when it found nothing), descent, lns, milp; not
+                            heuristic (also when it found nothing), descent, lp-bound, lns,
+                            milp; not
                             called for a
                             phase that failed with an error */
     void *ctx;           /* passed to phase and row */

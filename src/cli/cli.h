@@ -6,6 +6,7 @@
 
 #include "xengine/instance.h"
 #include "xengine/net.h"
+#include "xengine/plan.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 
@@ -149,7 +150,7 @@ typedef struct xe_cli_json {
     const xe_sim_result *sim;
     int events;
     int nrows;            /* solve: rows of methods[], one per method run (0: omitted) */
-    xe_cli_json_row rows[8];
+    xe_cli_json_row rows[XE_PLAN_MAX_ROWS]; /* every row xe_plan can emit */
     /* solve without a schedule (exit 3, 4): the first device's budgets the tool can
      * vouch for, bytes: every schedule needs at least budget_lower; a schedule is known
      * at budget_found (0: none); budget_exact: lower = found is the smallest budget that

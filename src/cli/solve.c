@@ -378,7 +378,9 @@ static void on_row(void *ctx, const xe_plan_row *r)
     if (js->nrows == 0) /* the portfolio's row starts the table */
         printf("%-13s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
     /* every row alike: a number where the phase has one, "-" where not (a MILP row's
-     * objective only with a schedule of its own, its status optimal or feasible) */
+     * objective and gap only with a schedule of its own, its status optimal or feasible;
+     * a row with a bound and no schedule, lp-bound or a phase not run, gives the best
+     * schedule's gap to it) */
     int milp_row = r->milp_status >= 0 || !strncmp(r->method, "milp", 4);
     int have = isfinite(r->objective) &&
                (!milp_row || r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE);
@@ -387,7 +389,7 @@ static void on_row(void *ctx, const xe_plan_row *r)
     else snprintf(ob, sizeof ob, "%14s", "-");
     if (isfinite(r->bound)) secs14(bb, sizeof bb, r->bound);
     else snprintf(bb, sizeof bb, "%14s", "-");
-    printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have ? r->gap : NAN, gb, sizeof gb), r->time,
+    printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have || !milp_row ? r->gap : NAN, gb, sizeof gb), r->time,
            r->status);
     json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
     if (r->killed)

@@ -96,6 +96,14 @@ static double time_left(const xe_plan_opts *o, double t_start)
  * shorter than this is not started: it could do nothing useful in it. */
 #define XE_PLAN_MIN_PHASE 0.05
 
+/* The LP relaxation as a bound (docs/lns.md, "Bounds", 2; row `lp-bound`): on models of
+ * at most XE_PLAN_LP_MAX_BINARIES binary columns (xe_milp_binary_estimate), where Clp
+ * solves it in 0.3-3 s here (random_layered_n100 one GPU 1 s, FCN-8 on two devices 2.7 s;
+ * MobileNet one GPU, 34,410 columns, 19 s), each order's with XE_PLAN_LP_SHARE of the
+ * time left. */
+#define XE_PLAN_LP_MAX_BINARIES 20000
+#define XE_PLAN_LP_SHARE 0.1
+
 /* The exact search's share of the time when other phases follow (docs/pebble.md), and
  * its least time where the limit has (nearly) passed. */
 #define XE_PLAN_PEBBLE_SHARE 0.1
@@ -544,6 +552,33 @@ static void adopt_order(const xe_instance *in2, const xe_stages *st, const char 
     *lb = xe_bound_stage(in2);
 }
 
+/* The LP relaxation of in's stage MILP (xe_milp_opts.relax) in a child process killed
+ * within `limit` seconds, stopped by o->interrupt: *lp = its optimum, a lower bound on
+ * in's stage-class optimum in seconds, or -INFINITY when it did not finish, is too large
+ * (over XE_PLAN_LP_MAX_BINARIES) or claims infeasibility (not trusted: CBC's tolerances at
+ * GB budgets, docs/formulation.md; a schedule is in hand anyway). Returns XE_OK or
+ * XE_ENOMEM; a solver failure only leaves *lp at -INFINITY. */
+static int lp_bound(const xe_instance *in, const xe_plan_opts *o, double limit, double *lp, xe_err *err)
+{
+    *lp = -INFINITY;
+    if (xe_milp_binary_estimate(in) > XE_PLAN_LP_MAX_BINARIES || limit < XE_PLAN_MIN_PHASE || stopped(o)) return XE_OK;
+    xe_milp_opts mo;
+    xe_milp_opts_default(&mo);
+    mo.time_limit = limit;
+    mo.isolate = 1;
+    mo.relax = 1;
+    mo.threads = o->threads;
+    mo.interrupt = o->interrupt;
+    xe_milp_result r;
+    memset(&r, 0, sizeof r);
+    xe_err e2 = {{0}};
+    int rc = xe_milp_solve(in, &mo, &r, &e2);
+    if (rc == XE_OK && r.status != XE_MILP_INFEASIBLE && isfinite(r.bound)) *lp = r.bound;
+    xe_milp_result_clear(&r);
+    if (rc == XE_ENOMEM) return xe_err_set(err, rc, "plan: LP relaxation: %s", e2.msg);
+    return XE_OK;
+}
+
 /* On one device, where the graph is a training chain (xe_chain_detect) of at most
  * XE_PLAN_CHAIN_DP_MAX_NODES nodes: the chain DP (docs/chain-dp.md) for
  * XE_PLAN_CHAIN_DP_SHARE of the time left; its schedule, turned into stage matrices
@@ -847,10 +882,45 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     int skip_milp = 0; /* LNS proved its schedule, or had all the time: no MILP after it */
     int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(cur) : 0; /* the model's size */
 
+    /* 1e. the LP relaxation as a bound (auto, lns; docs/lns.md "Bounds"), of the order
+     * planned in and, once reordered, of the graph's order too, whose stage class the
+     * reported bound also covers and which nothing after this bounds better than
+     * xe_bound_stage; a start proven within the gap needs no LNS or MILP (nor this, when
+     * the stage bounds already prove it: LNS then stops at once, "bound reached") */
+    int lp_proof = 0;
+    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && o->time_limit > 0 &&
+        !stopped(o) && !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) &&
+        xe_milp_binary_estimate(cur) <= XE_PLAN_LP_MAX_BINARIES) {
+        if (o->phase) o->phase(o->ctx, "lp-bound");
+        double t_lp0 = xe_now(), lp = -INFINITY, lpi = -INFINITY;
+        rc = lp_bound(cur, o, xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start)), &lp, err);
+        if (rc == XE_OK && cur != in)
+            rc = lp_bound(in, o, xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start)), &lpi, err);
+        if (rc) goto out;
+        lb = fmax(lb, lp);
+        if (cur != in) lb_index = fmax(lb_index, lpi);
+        int done = isfinite(lp) && (cur == in || isfinite(lpi));
+        double ub = fmin(lb, lb_index);
+        xe_plan_row lr = {.method = "lp-bound",
+                          .status = !done ? (stopped(o) ? "interrupted" : "not finished in its share of the time")
+                                    : cur != in ? "LP relaxation (both orders)" : "LP relaxation",
+                          .objective = INFINITY,
+                          .bound = ub,
+                          .gap = rel_gap(best_cost, ub),
+                          .time = xe_now() - t_lp0,
+                          .milp_status = -1};
+        emit(o, res, &lr);
+        lp_proof = isfinite(lr.gap) && lr.gap <= o->rel_gap;
+        if (lp_proof) {
+            skip_milp = 1;
+            res->milp_status = XE_MILP_OPTIMAL;
+        }
+    }
+
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md); not started when
      * the time limit has passed (on graphs of thousands of nodes the portfolio can take it
      * all, and LNS's set-up alone, its bounds, takes 0.1-0.2 s there) */
-    int lns_mode = best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
+    int lns_mode = best && !lp_proof && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
     if (lns_mode && o->time_limit > 0 && time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
         /* the stage bound known so far and the incumbent's gap to it, so that the table
          * still says how far the schedule may be from the optimum */

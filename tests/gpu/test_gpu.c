@@ -17,8 +17,13 @@ static xe_gpu *open_or_skip(void)
 {
     xe_gpu *g = NULL;
     xe_err err = {{0}};
-    if (xe_gpu_device_count() < 1 || xe_gpu_open(0, &g, &err) != XE_OK) {
-        printf("no CUDA device: skipped (%s)\n", err.msg);
+    int n = xe_gpu_device_count();
+    if (n < 1) {
+        printf("no CUDA device (xe_gpu_device_count: %d): skipped\n", n);
+        skip();
+    }
+    if (xe_gpu_open(0, &g, &err) != XE_OK) {
+        printf("CUDA device 0 cannot be opened: skipped (%s)\n", err.msg);
         skip();
     }
     return g;

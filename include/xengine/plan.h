@@ -69,8 +69,10 @@ typedef struct xe_plan_row {
                             "unknown at its time limit"); "descent"; "lp-bound" (the LP
                             relaxation as a bound, auto and lns: no schedule, the bound
                             of the orders planned in and the best schedule's gap to it;
-                            status "LP relaxation", "LP relaxation (both orders)", "not
-                            finished in its share of the time" or "interrupted");
+                            status "LP relaxation", "LP relaxation (both orders)", or
+                            why an order's has none: "not finished in its share of the
+                            time", "model too large", "infeasibility claimed (not
+                            trusted)", "solver failed", "interrupted");
                             "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
@@ -90,7 +92,7 @@ typedef struct xe_plan_row {
                             the heuristic row */
     double gap;          /* (objective - min(bound, objective)) / objective, 0 for a zero
                             objective; NAN when unknown (no bound, no schedule, heuristic);
-                            lp-bound and rows "not run": the best schedule's so far */
+                            lp-bound and lns "not run": the best schedule's so far */
     double time;         /* wall seconds of the phase (the MILP's also when CBC failed) */
     int milp_status;     /* milp rows (so for the fields below): xe_milp_status as reported (XE_MILP_NO_SOLUTION after a
                             failure or a refuted claim); -1 in the other rows */
@@ -224,6 +226,7 @@ typedef struct xe_plan_result {
     int nrows;           /* rows[] of the phases run, as passed to opts.row */
     xe_plan_row rows[XE_PLAN_MAX_ROWS];
     char descent_status[64]; /* the descent row's status when it gives the overflow left */
+    char lp_status[96];      /* the lp-bound row's status */
     char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
 } xe_plan_result;
 

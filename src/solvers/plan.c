@@ -98,7 +98,7 @@ static double time_left(const xe_plan_opts *o, double t_start)
 
 /* The LP relaxation as a bound (docs/lns.md, "Bounds", 2; row `lp-bound`): on models of
  * at most XE_PLAN_LP_MAX_BINARIES binary columns (xe_milp_binary_estimate), where Clp
- * solves it in 0.3-3 s here (random_layered_n100 one GPU 1 s, FCN-8 on two devices 2.7 s;
+ * solves it in 0.2-3 s here (random_layered_n100 one GPU 1 s, FCN-8 on two devices 2.7 s;
  * MobileNet one GPU, 34,410 columns, 19 s), each order's with XE_PLAN_LP_SHARE of the
  * time left. */
 #define XE_PLAN_LP_MAX_BINARIES 20000
@@ -552,16 +552,27 @@ static void adopt_order(const xe_instance *in2, const xe_stages *st, const char 
     *lb = xe_bound_stage(in2);
 }
 
+/* Why lp_bound has no bound: the words of the lp-bound row's status. */
+static const char *const lp_why[] = {"solved", "not finished in its share of the time", "model too large",
+                                     "infeasibility claimed (not trusted)", "solver failed", "interrupted"};
+enum { LP_SOLVED, LP_TIMEOUT, LP_TOO_LARGE, LP_INFEASIBLE, LP_FAILED, LP_INTERRUPTED };
+
 /* The LP relaxation of in's stage MILP (xe_milp_opts.relax) in a child process killed
- * within `limit` seconds, stopped by o->interrupt: *lp = its optimum, a lower bound on
- * in's stage-class optimum in seconds, or -INFINITY when it did not finish, is too large
- * (over XE_PLAN_LP_MAX_BINARIES) or claims infeasibility (not trusted: CBC's tolerances at
- * GB budgets, docs/formulation.md; a schedule is in hand anyway). Returns XE_OK or
- * XE_ENOMEM; a solver failure only leaves *lp at -INFINITY. */
-static int lp_bound(const xe_instance *in, const xe_plan_opts *o, double limit, double *lp, xe_err *err)
+ * within `limit` seconds (>= XE_PLAN_MIN_PHASE), stopped by o->interrupt: *lp = its
+ * optimum, a lower bound on in's stage-class optimum in seconds, else -INFINITY with
+ * *why saying why (lp_why): not solved to optimality in time, over
+ * XE_PLAN_LP_MAX_BINARIES, an infeasibility claim (not trusted: CBC's tolerances at GB
+ * budgets, docs/formulation.md; a schedule is in hand anyway), a solver failure, or the
+ * interrupt. Returns XE_OK, or XE_ENOMEM. */
+static int lp_bound(const xe_instance *in, const xe_plan_opts *o, double limit, double *lp, int *why, xe_err *err)
 {
     *lp = -INFINITY;
-    if (xe_milp_binary_estimate(in) > XE_PLAN_LP_MAX_BINARIES || limit < XE_PLAN_MIN_PHASE || stopped(o)) return XE_OK;
+    int64_t est = xe_milp_binary_estimate(in);
+    if (est < 0) return xe_err_set(err, XE_ENOMEM, "plan: out of memory sizing the LP relaxation");
+    if (est > XE_PLAN_LP_MAX_BINARIES) {
+        *why = LP_TOO_LARGE;
+        return XE_OK;
+    }
     xe_milp_opts mo;
     xe_milp_opts_default(&mo);
     mo.time_limit = limit;
@@ -573,7 +584,10 @@ static int lp_bound(const xe_instance *in, const xe_plan_opts *o, double limit, 
     memset(&r, 0, sizeof r);
     xe_err e2 = {{0}};
     int rc = xe_milp_solve(in, &mo, &r, &e2);
-    if (rc == XE_OK && r.status != XE_MILP_INFEASIBLE && isfinite(r.bound)) *lp = r.bound;
+    if (rc == XE_OK && r.status == XE_MILP_INFEASIBLE) *why = LP_INFEASIBLE;
+    else if (rc == XE_OK && isfinite(r.bound)) *why = LP_SOLVED, *lp = r.bound;
+    else if (stopped(o)) *why = LP_INTERRUPTED;
+    else *why = rc == XE_OK ? LP_TIMEOUT : LP_FAILED;
     xe_milp_result_clear(&r);
     if (rc == XE_ENOMEM) return xe_err_set(err, rc, "plan: LP relaxation: %s", e2.msg);
     return XE_OK;
@@ -888,22 +902,35 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * xe_bound_stage; a start proven within the gap needs no LNS or MILP (nor this, when
      * the stage bounds already prove it: LNS then stops at once, "bound reached") */
     int lp_proof = 0;
-    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && o->time_limit > 0 &&
-        !stopped(o) && !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) &&
-        xe_milp_binary_estimate(cur) <= XE_PLAN_LP_MAX_BINARIES) {
+    int64_t lp_est = xe_milp_binary_estimate(cur);
+    double lp_limit = xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start));
+    if (lp_est < 0) {
+        rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory sizing the LP relaxation");
+        goto out;
+    }
+    if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && !stopped(o) &&
+        !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) && lp_est <= XE_PLAN_LP_MAX_BINARIES &&
+        lp_limit >= XE_PLAN_MIN_PHASE) {
         if (o->phase) o->phase(o->ctx, "lp-bound");
         double t_lp0 = xe_now(), lp = -INFINITY, lpi = -INFINITY;
-        rc = lp_bound(cur, o, xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start)), &lp, err);
-        if (rc == XE_OK && cur != in)
-            rc = lp_bound(in, o, xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start)), &lpi, err);
+        int why = LP_SOLVED, whyi = LP_SOLVED;
+        rc = lp_bound(cur, o, lp_limit, &lp, &why, err);
+        double lim_i = xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start));
+        if (rc == XE_OK && cur != in && lim_i >= XE_PLAN_MIN_PHASE) rc = lp_bound(in, o, lim_i, &lpi, &whyi, err);
+        else if (cur != in) whyi = stopped(o) ? LP_INTERRUPTED : LP_TIMEOUT;
         if (rc) goto out;
         lb = fmax(lb, lp);
         if (cur != in) lb_index = fmax(lb_index, lpi);
-        int done = isfinite(lp) && (cur == in || isfinite(lpi));
         double ub = fmin(lb, lb_index);
+        if (cur == in)
+            snprintf(res->lp_status, sizeof res->lp_status, "%s", why == LP_SOLVED ? "LP relaxation" : lp_why[why]);
+        else if (why == LP_SOLVED && whyi == LP_SOLVED)
+            snprintf(res->lp_status, sizeof res->lp_status, "LP relaxation (both orders)");
+        else
+            snprintf(res->lp_status, sizeof res->lp_status, "low-peak order: %s; graph order: %s", lp_why[why],
+                     lp_why[whyi]);
         xe_plan_row lr = {.method = "lp-bound",
-                          .status = !done ? (stopped(o) ? "interrupted" : "not finished in its share of the time")
-                                    : cur != in ? "LP relaxation (both orders)" : "LP relaxation",
+                          .status = res->lp_status,
                           .objective = INFINITY,
                           .bound = ub,
                           .gap = rel_gap(best_cost, ub),

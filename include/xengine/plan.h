@@ -69,10 +69,13 @@ typedef struct xe_plan_row {
                             "unknown at its time limit"); "descent"; "lp-bound" (the LP
                             relaxation as a bound, auto and lns: no schedule, the bound
                             of the orders planned in and the best schedule's gap to it;
-                            status "LP relaxation", "LP relaxation (both orders)", or
-                            why an order's has none: "not finished in its share of the
-                            time", "model too large", "infeasibility claimed (not
-                            trusted)", "solver failed", "interrupted");
+                            status "LP relaxation X s", or once reordered "LP
+                            relaxation, low-peak order: X s; graph order: Y s", each
+                            value replaced by why that order has none: "not finished in
+                            its share of the time", "model too large", "infeasibility
+                            claimed (not trusted)", "solver failed", "interrupted", "not
+                            started (under 0.5 s left for it)"; bound and gap NAN when
+                            no LP was solved);
                             "lns"; "milp" */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
@@ -226,7 +229,7 @@ typedef struct xe_plan_result {
     int nrows;           /* rows[] of the phases run, as passed to opts.row */
     xe_plan_row rows[XE_PLAN_MAX_ROWS];
     char descent_status[64]; /* the descent row's status when it gives the overflow left */
-    char lp_status[96];      /* the lp-bound row's status */
+    char lp_status[160];     /* the lp-bound row's status */
     char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
 } xe_plan_result;
 

@@ -103,6 +103,10 @@ static double time_left(const xe_plan_opts *o, double t_start)
  * time left. */
 #define XE_PLAN_LP_MAX_BINARIES 20000
 #define XE_PLAN_LP_SHARE 0.1
+/* An LP with less than this (its process's grace deducted) is not started: on the
+ * shared graphs it needs 0.2-3 s, so a shorter share is mostly spent for nothing (a
+ * 5-s limit gives random_layered_n100 0.45 s for an LP of 0.8 s). */
+#define XE_PLAN_LP_MIN_S 0.5
 
 /* The exact search's share of the time when other phases follow (docs/pebble.md), and
  * its least time where the limit has (nearly) passed. */
@@ -554,8 +558,17 @@ static void adopt_order(const xe_instance *in2, const xe_stages *st, const char 
 
 /* Why lp_bound has no bound: the words of the lp-bound row's status. */
 static const char *const lp_why[] = {"solved", "not finished in its share of the time", "model too large",
-                                     "infeasibility claimed (not trusted)", "solver failed", "interrupted"};
-enum { LP_SOLVED, LP_TIMEOUT, LP_TOO_LARGE, LP_INFEASIBLE, LP_FAILED, LP_INTERRUPTED };
+                                     "infeasibility claimed (not trusted)", "solver failed", "interrupted",
+                                     "not started (under 0.5 s left for it)"};
+enum { LP_SOLVED, LP_TIMEOUT, LP_TOO_LARGE, LP_INFEASIBLE, LP_FAILED, LP_INTERRUPTED, LP_NO_TIME };
+
+/* "%.9g s" of a solved LP bound, else why there is none (lp_why), into buf. */
+static const char *lp_words(char *buf, size_t cap, double lp, int why)
+{
+    if (why == LP_SOLVED) snprintf(buf, cap, "%.9g s", lp);
+    else snprintf(buf, cap, "%s", lp_why[why]);
+    return buf;
+}
 
 /* The LP relaxation of in's stage MILP (xe_milp_opts.relax) in a child process killed
  * within `limit` seconds (>= XE_PLAN_MIN_PHASE), stopped by o->interrupt: *lp = its
@@ -910,34 +923,38 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && !stopped(o) &&
         !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) && lp_est <= XE_PLAN_LP_MAX_BINARIES &&
-        lp_limit >= XE_PLAN_MIN_PHASE) {
+        lp_limit >= XE_PLAN_LP_MIN_S) {
         if (o->phase) o->phase(o->ctx, "lp-bound");
         double t_lp0 = xe_now(), lp = -INFINITY, lpi = -INFINITY;
         int why = LP_SOLVED, whyi = LP_SOLVED;
         rc = lp_bound(cur, o, lp_limit, &lp, &why, err);
         double lim_i = xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start));
-        if (rc == XE_OK && cur != in && lim_i >= XE_PLAN_MIN_PHASE) rc = lp_bound(in, o, lim_i, &lpi, &whyi, err);
-        else if (cur != in) whyi = stopped(o) ? LP_INTERRUPTED : LP_TIMEOUT;
+        if (rc == XE_OK && cur != in && stopped(o)) whyi = LP_INTERRUPTED;
+        else if (rc == XE_OK && cur != in && lim_i >= XE_PLAN_LP_MIN_S) rc = lp_bound(in, o, lim_i, &lpi, &whyi, err);
+        else if (cur != in) whyi = LP_NO_TIME;
         if (rc) goto out;
         lb = fmax(lb, lp);
         if (cur != in) lb_index = fmax(lb_index, lpi);
         double ub = fmin(lb, lb_index);
+        /* the status gives each LP's value or why it has none; the row's bound is the
+         * reported bound after it, shown only when some LP was solved */
+        char w1[48], w2[48];
         if (cur == in)
-            snprintf(res->lp_status, sizeof res->lp_status, "%s", why == LP_SOLVED ? "LP relaxation" : lp_why[why]);
-        else if (why == LP_SOLVED && whyi == LP_SOLVED)
-            snprintf(res->lp_status, sizeof res->lp_status, "LP relaxation (both orders)");
+            snprintf(res->lp_status, sizeof res->lp_status, "%s%s", why == LP_SOLVED ? "LP relaxation " : "",
+                     lp_words(w1, sizeof w1, lp, why));
         else
-            snprintf(res->lp_status, sizeof res->lp_status, "low-peak order: %s; graph order: %s", lp_why[why],
-                     lp_why[whyi]);
+            snprintf(res->lp_status, sizeof res->lp_status, "LP relaxation, low-peak order: %s; graph order: %s",
+                     lp_words(w1, sizeof w1, lp, why), lp_words(w2, sizeof w2, lpi, whyi));
+        int any = why == LP_SOLVED || (cur != in && whyi == LP_SOLVED);
         xe_plan_row lr = {.method = "lp-bound",
                           .status = res->lp_status,
                           .objective = INFINITY,
-                          .bound = ub,
-                          .gap = rel_gap(best_cost, ub),
+                          .bound = any ? ub : NAN,
+                          .gap = any ? rel_gap(best_cost, ub) : NAN,
                           .time = xe_now() - t_lp0,
                           .milp_status = -1};
         emit(o, res, &lr);
-        lp_proof = isfinite(lr.gap) && lr.gap <= o->rel_gap;
+        lp_proof = any && isfinite(lr.gap) && lr.gap <= o->rel_gap;
         if (lp_proof) {
             skip_milp = 1;
             res->milp_status = XE_MILP_OPTIMAL;

@@ -8,7 +8,9 @@
  *                 [--methods baselines,heuristic,pebbling,milp-nostart,milp,lns,auto,descent] [--seed N]
  *                 [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]
  *                 [--lns-slice S] [--verbose N]  (LNS progress on stderr: 1 lines, 2 each neighbourhood)
- *                 [--knapsack-rows]  (whole-model MILPs add docs/formulation.md's constraint 9)
+ *                 [--knapsack-rows]  (whole-model MILPs add docs/formulation.md's constraint 9;
+ *                                     without it milp-nostart and milp+start leave them out
+ *                                     and auto follows xe_plan's default, which adds them)
  *
  * auto is xe_plan (include/xengine/plan.h), the strategy of `xengine solve --method auto`,
  * with --limit as its time limit; its row shows its own bound and gap. descent (not in
@@ -350,7 +352,7 @@ static void run_case(const bench_opts *o, FILE *csv, const char *path, const cha
         po.threads = o->threads;
         po.progress = o->verbose;
         po.slice = o->slice;
-        po.knapsack = o->knapsack;
+        po.knapsack = o->knapsack ? 1 : -1; /* without the flag: xe_plan's default (on in auto) */
         xe_plan_result pr;
         t0 = xe_now();
         int rc = xe_plan(in, &po, &pr, &err);

@@ -122,8 +122,9 @@ typedef struct xe_plan_opts {
                             second on stderr, 2 also one per LNS neighbourhood (0) */
     double slice;        /* LNS seconds per neighbourhood, 0: its default (xe_lns_opts) */
     int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
-    int knapsack;        /* 1: the whole-model MILP phases (auto's final, milp mode) add the
-                            knapsack rows (xe_milp_opts.knapsack) (0) */
+    int knapsack;        /* the knapsack rows (xe_milp_opts.knapsack) in the whole-model
+                            MILP phases (auto's final, milp mode): 1 on, 0 off, -1 (the
+                            default) on in auto, off in milp mode (docs/lns.md) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the

@@ -44,8 +44,10 @@ static void help(FILE *f)
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
             "  --no-reorder     plan in the graph's own node order only (see --method)\n"
             "  --knapsack-rows  add the knapsack rows to the whole-model MILP (docs/\n"
-            "                   formulation.md, constraint 9): same optimum, often faster\n"
-            "                   CBC, sometimes slower (off by default)\n"
+            "                   formulation.md, constraint 9): same optimum, stronger CBC\n"
+            "                   bounds, sometimes a slower CBC (default: on in auto, off\n"
+            "                   in --method milp)\n"
+            "  --no-knapsack-rows  leave them out (also in auto)\n"
             "  --heuristic-only skip the MILP (same as --method heuristic)\n"
             "  --method M       auto (default): the heuristic portfolio, then large-neighbourhood\n"
             "                   search (LNS) for 60%% of what is left, then the MILP started\n"
@@ -424,6 +426,8 @@ int xe_cli_solve(int argc, char **argv)
             no_start = 1;
         } else if (!strcmp(a, "--knapsack-rows")) {
             po.knapsack = 1;
+        } else if (!strcmp(a, "--no-knapsack-rows")) {
+            po.knapsack = 0;
         } else if (!strcmp(a, "--heuristic-only")) {
             heur_only = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

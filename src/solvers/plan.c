@@ -63,6 +63,7 @@ void xe_plan_opts_default(xe_plan_opts *o)
     o->time_limit = 60;
     o->rel_gap = 1e-4;
     o->threads = 1;
+    o->knapsack = -1; /* on in auto's final MILP (docs/lns.md) */
 }
 
 void xe_plan_result_clear(xe_plan_result *res)
@@ -187,7 +188,7 @@ static int milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     mo.isolate = 1; /* hold CBC to the wall-clock limit */
     mo.interrupt = o->interrupt;
     mo.start = start && !o->no_start ? start : NULL;
-    mo.knapsack = o->knapsack;
+    mo.knapsack = o->knapsack < 0 ? o->mode == XE_PLAN_AUTO : o->knapsack; /* -1: auto's default */
     if (o->phase) o->phase(o->ctx, method);
     res->milp_crashed = res->milp_refuted = res->milp_killed = 0; /* the latest MILP phase's */
     double t_m0 = xe_now();
@@ -671,7 +672,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     res->blocker = -1;
     if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
         (o->mode != XE_PLAN_HEURISTIC && !(o->time_limit > 0)) || !(o->rel_gap >= 0) || o->threads < 1 ||
-        o->progress < 0 || !(o->slice >= 0) || o->nstarts < 0 || (o->nstarts > 0 && !o->starts))
+        o->progress < 0 || !(o->slice >= 0) || o->nstarts < 0 || (o->nstarts > 0 && !o->starts) ||
+        o->knapsack < -1 || o->knapsack > 1)
         return xe_err_set(err, XE_EINVAL,
                           "plan: bad options (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
                           o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);

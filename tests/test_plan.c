@@ -493,6 +493,50 @@ static void test_rows(void **state)
     assert_true(lp_rows >= 1);
 }
 
+/* The knapsack rows in milp mode: the default (-1) leaves them out, as 0 does; 1 adds
+ * them (the milp row's model has more rows) and the optimum is the same. A random
+ * instance with memory pressure, so that some rows can bind. */
+static void test_knapsack_milp_mode(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (uint64_t seed = 1; seed <= 40 && checked < 3; seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 6, 1, 0);
+        assert_non_null(in);
+        int nrows[3] = {0};
+        double obj[3] = {0};
+        int ok = 1;
+        for (int k = -1; k <= 1; k++) {
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.no_reorder = 1;
+            o.mode = XE_PLAN_MILP;
+            o.time_limit = 20;
+            o.knapsack = k;
+            xe_plan_result r;
+            xe_err err;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            int at = -1;
+            for (int j = 0; j < r.nrows; j++)
+                if (!strcmp(r.rows[j].method, "milp")) at = j;
+            if (at < 0 || r.milp_status != XE_MILP_OPTIMAL) ok = 0;
+            else {
+                nrows[k + 1] = r.rows[at].nrows;
+                obj[k + 1] = r.objective;
+            }
+            xe_plan_result_clear(&r);
+        }
+        if (ok && nrows[2] > nrows[1]) { /* some knapsack row can bind here */
+            assert_int_equal(nrows[0], nrows[1]);
+            assert_true(close_rel(obj[0], obj[2], 1e-6) && close_rel(obj[1], obj[2], 1e-6));
+            checked++;
+        }
+        xe_instance_free(in);
+    }
+    print_message("milp mode: the knapsack rows left out by default, added by 1, on %d instances\n", checked);
+    assert_true(checked >= 1);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -513,6 +557,10 @@ static void test_bad_options(void **state)
     xe_plan_opts_default(&o);
     o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
     o.nstarts = 1; /* starts NULL */
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    xe_plan_opts_default(&o);
+    assert_int_equal(o.knapsack, -1); /* auto's default: docs/lns.md */
+    o.knapsack = 2;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
     xe_plan_mode m = XE_PLAN_AUTO;
     assert_int_equal(xe_plan_mode_parse("lns", &m), 0);
@@ -617,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_extra_starts),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_knapsack_milp_mode),
         cmocka_unit_test(test_chain_dp_in_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,7 +124,8 @@ typedef struct xe_plan_opts {
     int no_start;        /* 1: the MILP starts from nothing (LNS still uses the start) (0) */
     int knapsack;        /* the knapsack rows (xe_milp_opts.knapsack) in the whole-model
                             MILP phases (auto's final, milp mode): 1 on, 0 off, -1 (the
-                            default) on in auto, off in milp mode (docs/lns.md) */
+                            default) on in auto where its final MILP has at least 10 s,
+                            else off (docs/lns.md) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the

@@ -118,6 +118,29 @@ static const char *secs14(char *buf, size_t cap, double x)
     return buf;
 }
 
+/* Seconds without padding, as secs14 writes them. */
+static const char *secs(char *buf, size_t cap, double x)
+{
+    snprintf(buf, cap, fabs(x) < 1e7 ? "%.6f" : "%.9g", x);
+    return buf;
+}
+
+/* The outcome of the whole solve in one line, after the method rows: the schedule written,
+ * its cost, the bound of the plan and the gap, and whether that proves it within --gap. */
+static void print_result(const char *name, double objective, double bound, double gap, double rel_gap,
+                         int heur_only)
+{
+    char o[40], b[40];
+    if (heur_only || !isfinite(bound)) {
+        printf("\nresult: %s s (%s); no lower bound (%s)\n", secs(o, sizeof o, objective), name,
+               heur_only ? "heuristic only" : "none known");
+        return;
+    }
+    printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g\n", secs(o, sizeof o, objective),
+           name, secs(b, sizeof b, bound), 100.0 * gap, gap <= rel_gap ? "optimal" : "feasible, not proven optimal",
+           rel_gap);
+}
+
 /* Ctrl-C during the plan: set by the handler, read by xe_plan through
  * xe_plan_opts.interrupt. The one piece of process-wide state, as a signal handler can
  * reach nothing else; only `xengine solve` installs the handler, around xe_plan. */
@@ -670,7 +693,8 @@ int xe_cli_solve(int argc, char **argv)
     js.in = in;
     js.sim = &sr;
     js.events = sched.len;
-    printf("\nschedule (%s), validated by the simulator:\n", best_name);
+    print_result(best_name, objective, bound, gap, po.rel_gap, heur_only);
+    printf("schedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     if (pr.reordered)
         printf("planned in a low-peak topological order: no-recomputation peak %lld B, %.1f%% of the graph "

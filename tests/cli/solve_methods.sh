@@ -21,6 +21,15 @@ for m in auto milp lns; do
     has "$m: gap 0" '"gap":0.0' "$tmp/out"
     [ -s "$tmp/$m.json" ] && ok "$m: schedule written" || bad "$m: no schedule"
 done
+# the table's result line: the schedule written, its bound and gap, proven or not
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --time-limit 20 -o "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
+if grep -qE '^result: 0\.009770 s \([a-z-]+\), lower bound 0\.009770 s, gap 0\.000%: optimal within --gap 0\.0001$' "$tmp/out"; then
+    ok "auto: result line, optimal"
+else
+    bad "auto: no result line in: $(cat "$tmp/out")"
+fi
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method heuristic -o "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
+has "heuristic: result line without a bound" "result: 0.009770 s (greedy); no lower bound (heuristic only)" "$tmp/out"
 "$xe" solve "$g" --devices gpu+cpu --budget 3000 --method heuristic --json -o "$tmp/h.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "heuristic: exit 0" || bad "heuristic: exit $rc"

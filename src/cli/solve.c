@@ -131,9 +131,9 @@ static void print_result(const char *name, double objective, double bound, doubl
                          int heur_only)
 {
     char o[40], b[40];
-    if (heur_only || !isfinite(bound)) {
+    if (heur_only || !isfinite(bound)) { /* NAN bound: a baseline, which computes none */
         printf("\nresult: %s s (%s); no lower bound (%s)\n", secs(o, sizeof o, objective), name,
-               heur_only ? "heuristic only" : "none known");
+               heur_only ? "heuristic only" : isnan(bound) ? "a baseline computes none" : "none known");
         return;
     }
     printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g\n", secs(o, sizeof o, objective),
@@ -359,7 +359,8 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
                         .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
                         .events = sched.len, .nrows = 1};
     js->rows[0] = (xe_cli_json_row){name, "valid", srp->total_time, NAN, NAN, t};
-    printf("\nschedule (%s), validated by the simulator:\n", name);
+    print_result(name, srp->total_time, NAN, NAN, 0, 0);
+    printf("schedule (%s), validated by the simulator:\n", name);
     xe_cli_print_summary(in, srp);
     printf("wrote %s (%d events)\n", out, sched.len);
     xe_schedule_clear(&sched);

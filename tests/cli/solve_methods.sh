@@ -38,6 +38,8 @@ has "heuristic: objective" '"objective_s":0.00977012499999' "$tmp/out"
 rc=$?
 [ $rc -eq 0 ] && ok "chen-sqrt: exit 0" || bad "chen-sqrt: exit $rc: $(cat "$tmp/err")"
 has "chen-sqrt: method" '"method":"chen-sqrt"' "$tmp/out"
+"$xe" solve "$g" --devices gpu+cpu --budget 3000 --method chen-sqrt -o "$tmp/c2.json" >"$tmp/out2" 2>"$tmp/err"
+has "chen-sqrt: result line without a bound" "(chen-sqrt); no lower bound (a baseline computes none)" "$tmp/out2"
 # a baseline's summary carries what every solve's does: its row, the replay's totals and
 # the per-device table (they were missing), the replayed total equal to the objective
 has "chen-sqrt: methods row" '"methods":[{"method":"chen-sqrt","status":"valid"' "$tmp/out"

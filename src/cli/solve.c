@@ -110,34 +110,28 @@ static void help(FILE *f)
             "written (disk full; an -o that cannot be written at all is exit 1, before the solve)\n");
 }
 
-/* Seconds in 14 columns: six decimals below 10^7 s, else 9 significant digits (an
- * objective of 1e10, FCN-8's graph in the file's units, pushed the columns aside). */
-static const char *secs14(char *buf, size_t cap, double x)
+/* Seconds in `width` columns (0: unpadded): six decimals below 10^7 s, else 9
+ * significant digits (an objective of 1e10, FCN-8's graph in the file's units, pushed the
+ * table's columns aside). */
+static const char *secs(char *buf, size_t cap, int width, double x)
 {
-    snprintf(buf, cap, fabs(x) < 1e7 ? "%14.6f" : "%14.9g", x);
-    return buf;
-}
-
-/* Seconds without padding, as secs14 writes them. */
-static const char *secs(char *buf, size_t cap, double x)
-{
-    snprintf(buf, cap, fabs(x) < 1e7 ? "%.6f" : "%.9g", x);
+    snprintf(buf, cap, fabs(x) < 1e7 ? "%*.6f" : "%*.9g", width, x);
     return buf;
 }
 
 /* The outcome of the whole solve in one line, after the method rows: the schedule written,
- * its cost, the bound of the plan and the gap, and whether that proves it within --gap. */
+ * its cost, the bound of the plan and the gap, and whether that proves it within --gap;
+ * no_bound (NULL where there is a bound) says why there is none. */
 static void print_result(const char *name, double objective, double bound, double gap, double rel_gap,
-                         int heur_only)
+                         const char *no_bound)
 {
     char o[40], b[40];
-    if (heur_only || !isfinite(bound)) { /* NAN bound: a baseline, which computes none */
-        printf("\nresult: %s s (%s); no lower bound (%s)\n", secs(o, sizeof o, objective), name,
-               heur_only ? "heuristic only" : isnan(bound) ? "a baseline computes none" : "none known");
+    if (no_bound) {
+        printf("\nresult: %s s (%s); no lower bound (%s)\n", secs(o, sizeof o, 0, objective), name, no_bound);
         return;
     }
-    printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g\n", secs(o, sizeof o, objective),
-           name, secs(b, sizeof b, bound), 100.0 * gap, gap <= rel_gap ? "optimal" : "feasible, not proven optimal",
+    printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g\n", secs(o, sizeof o, 0, objective),
+           name, secs(b, sizeof b, 0, bound), 100.0 * gap, gap <= rel_gap ? "optimal" : "feasible, not proven optimal",
            rel_gap);
 }
 
@@ -343,7 +337,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     }
     printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
     char ob[32];
-    printf("%-14s %s %9.3f  %s\n", name, secs14(ob, sizeof ob, srp->total_time), t, "valid");
+    printf("%-14s %s %9.3f  %s\n", name, secs(ob, sizeof ob, 14, srp->total_time), t, "valid");
     char extra[512], bk[40];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
@@ -359,7 +353,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
                         .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
                         .events = sched.len, .nrows = 1};
     js->rows[0] = (xe_cli_json_row){name, "valid", srp->total_time, NAN, NAN, t};
-    print_result(name, srp->total_time, NAN, NAN, 0, 0);
+    print_result(name, srp->total_time, NAN, NAN, 0, "a baseline computes none");
     printf("schedule (%s), validated by the simulator:\n", name);
     xe_cli_print_summary(in, srp);
     printf("wrote %s (%d events)\n", out, sched.len);
@@ -411,9 +405,9 @@ static void on_row(void *ctx, const xe_plan_row *r)
     int have = isfinite(r->objective) &&
                (!milp_row || r->milp_status == XE_MILP_OPTIMAL || r->milp_status == XE_MILP_FEASIBLE);
     char ob[32], bb[32], gb[32];
-    if (have) secs14(ob, sizeof ob, r->objective);
+    if (have) secs(ob, sizeof ob, 14, r->objective);
     else snprintf(ob, sizeof ob, "%14s", "-");
-    if (isfinite(r->bound)) secs14(bb, sizeof bb, r->bound);
+    if (isfinite(r->bound)) secs(bb, sizeof bb, 14, r->bound);
     else snprintf(bb, sizeof bb, "%14s", "-");
     printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have || !milp_row ? r->gap : NAN, gb, sizeof gb), r->time,
            r->status);
@@ -694,7 +688,8 @@ int xe_cli_solve(int argc, char **argv)
     js.in = in;
     js.sim = &sr;
     js.events = sched.len;
-    print_result(best_name, objective, bound, gap, po.rel_gap, heur_only);
+    print_result(best_name, objective, bound, gap, po.rel_gap,
+                 heur_only ? "heuristic only" : isfinite(bound) ? NULL : "none known");
     printf("schedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     if (pr.reordered)

@@ -580,16 +580,17 @@ static const char *lp_words(char *buf, size_t cap, double lp, int why)
 }
 
 /* The LP relaxation of in's stage MILP (xe_milp_opts.relax) in a child process killed
- * within `limit` seconds (>= XE_PLAN_MIN_PHASE), stopped by o->interrupt: *lp = its
- * optimum, a lower bound on in's stage-class optimum in seconds, else -INFINITY with
- * *why saying why (lp_why): not solved to optimality in time, over
- * XE_PLAN_LP_MAX_BINARIES, an infeasibility claim (not trusted: CBC's tolerances at GB
- * budgets, docs/formulation.md; a schedule is in hand anyway), a solver failure, or the
- * interrupt. Returns XE_OK, or XE_ENOMEM. */
-static int lp_bound(const xe_instance *in, const xe_plan_opts *o, double limit, double *lp, int *why, xe_err *err)
+ * within `limit` seconds (>= XE_PLAN_LP_MIN_S), stopped by o->interrupt; est is the
+ * model's xe_milp_binary_estimate (< 0: it ran out of memory). *lp = its optimum, a lower
+ * bound on in's stage-class optimum in seconds, else -INFINITY with *why saying why
+ * (lp_why): not solved to optimality in time, over XE_PLAN_LP_MAX_BINARIES, an
+ * infeasibility claim (not trusted: CBC's tolerances at GB budgets, docs/formulation.md;
+ * a schedule is in hand anyway), a solver failure, or the interrupt. Returns XE_OK, or
+ * XE_ENOMEM. */
+static int lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, double limit, double *lp, int *why,
+                    xe_err *err)
 {
     *lp = -INFINITY;
-    int64_t est = xe_milp_binary_estimate(in);
     if (est < 0) return xe_err_set(err, XE_ENOMEM, "plan: out of memory sizing the LP relaxation");
     if (est > XE_PLAN_LP_MAX_BINARIES) {
         *why = LP_TOO_LARGE;
@@ -917,7 +918,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     int skip_milp = 0; /* LNS proved its schedule, or had all the time: no MILP after it */
-    int64_t nbin = o->mode == XE_PLAN_AUTO ? xe_milp_binary_estimate(cur) : 0; /* the model's size */
+    int64_t nbin = xe_milp_binary_estimate(cur); /* the model's size: the LP's and auto's MILP's gate */
+    if (nbin < 0) {
+        rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory sizing the MILP");
+        goto out;
+    }
 
     /* 1e. the LP relaxation as a bound (auto, lns; docs/lns.md "Bounds"), of the order
      * planned in and, once reordered, of the graph's order too, whose stage class the
@@ -925,22 +930,17 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * xe_bound_stage; a start proven within the gap needs no LNS or MILP (nor this, when
      * the stage bounds already prove it: LNS then stops at once, "bound reached") */
     int lp_proof = 0;
-    int64_t lp_est = xe_milp_binary_estimate(cur);
     double lp_limit = xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start));
-    if (lp_est < 0) {
-        rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory sizing the LP relaxation");
-        goto out;
-    }
     if (best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && !stopped(o) &&
-        !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) && lp_est <= XE_PLAN_LP_MAX_BINARIES &&
+        !(rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) && nbin <= XE_PLAN_LP_MAX_BINARIES &&
         lp_limit >= XE_PLAN_LP_MIN_S) {
         if (o->phase) o->phase(o->ctx, "lp-bound");
         double t_lp0 = xe_now(), lp = -INFINITY, lpi = -INFINITY;
         int why = LP_SOLVED, whyi = LP_SOLVED;
-        rc = lp_bound(cur, o, lp_limit, &lp, &why, err);
+        rc = lp_bound(cur, nbin, o, lp_limit, &lp, &why, err);
         double lim_i = xe_milp_limit_within(XE_PLAN_LP_SHARE * time_left(o, t_start));
         if (rc == XE_OK && cur != in && stopped(o)) whyi = LP_INTERRUPTED;
-        else if (rc == XE_OK && cur != in && lim_i >= XE_PLAN_LP_MIN_S) rc = lp_bound(in, o, lim_i, &lpi, &whyi, err);
+        else if (rc == XE_OK && cur != in && lim_i >= XE_PLAN_LP_MIN_S) rc = lp_bound(in, xe_milp_binary_estimate(in), o, lim_i, &lpi, &whyi, err);
         else if (cur != in) whyi = LP_NO_TIME;
         if (rc) goto out;
         lb = fmax(lb, lp);

@@ -116,7 +116,7 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * seeds 2, 3, ..., each with the quick improvement (one round of keeps,
  * XE_IMPROVE_KEEP), replace *out as soon as one is cheaper; the cheapest run then gets
  * the whole improvement (xe_heur_improve) and replaces *out when that makes it cheaper.
- * at most XE_PORTFOLIO_DIVERSE_RUNS runs and XE_PORTFOLIO_DIVERSE_WORK work (greedy passes
+ * At most XE_PORTFOLIO_DIVERSE_RUNS runs and XE_PORTFOLIO_DIVERSE_WORK work (greedy passes
  * and rounds of keeps; a share of it when the deadline is less than
  * XE_PORTFOLIO_DIVERSE_FULL_S away), stopping at the every-node-once bound; the runs and
  * the final improvement stop early only after XE_PORTFOLIO_DIVERSE_S seconds or half of

@@ -537,6 +537,53 @@ static void test_knapsack_milp_mode(void **state)
     assert_true(checked >= 1);
 }
 
+/* The LP bound's proof (docs/lns.md, "Strategy"): on random one-device instances where
+ * the LP relaxation (xe_bound_lp) lies strictly between the stage bound and the
+ * portfolio's cost, auto with a --gap between the two gaps stops after the lp-bound row:
+ * the portfolio's schedule, optimal within that gap, its bound the LP's. */
+static void test_lp_proof(void **state)
+{
+    (void)state;
+    int proofs = 0;
+    for (uint64_t seed = 1; seed <= 200 && proofs < 3; seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 8, 1, 0);
+        assert_non_null(in);
+        xe_err err;
+        xe_stages h;
+        if (xe_heur_best(in, &h, NULL, &err) != XE_OK) {
+            xe_instance_free(in);
+            continue;
+        }
+        double hc = xe_stages_cost(in, &h), sb = xe_bound_stage(in), lp = -INFINITY;
+        xe_stages_clear(&h);
+        int infeasible = 0;
+        assert_int_equal(xe_bound_lp(in, 10, 1, &lp, &infeasible, &err), XE_OK);
+        if (!(lp > sb * (1 + 1e-9) && lp < hc * (1 - 1e-9))) {
+            xe_instance_free(in);
+            continue;
+        }
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.no_reorder = 1;
+        o.time_limit = 20;
+        o.rel_gap = 0.5 * ((hc - lp) / hc + (hc - sb) / hc);
+        xe_plan_result r;
+        assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+        assert_int_equal(r.nrows, 2);
+        assert_string_equal(r.rows[1].method, "lp-bound");
+        assert_true(close_rel(r.rows[1].bound, lp, 1e-9));
+        assert_true(r.optimal);
+        assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+        assert_true(close_rel(r.objective, hc, 1e-12));
+        assert_true(close_rel(r.bound, lp, 1e-9));
+        xe_plan_result_clear(&r);
+        xe_instance_free(in);
+        proofs++;
+    }
+    print_message("the LP bound proved the portfolio's schedule on %d instances\n", proofs);
+    assert_true(proofs >= 1);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -664,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_infeasible_budget),
         cmocka_unit_test(test_extra_starts),
         cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_lp_proof),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_knapsack_milp_mode),
         cmocka_unit_test(test_chain_dp_in_plan),

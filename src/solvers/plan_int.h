@@ -1,0 +1,114 @@
+/* Internal interface of the planner (src/solvers/plan*.c): the phases of xe_plan
+ * (include/xengine/plan.h; docs/lns.md "Strategy of `xengine solve --method`"), their
+ * shares of the time limit, and the helpers that record rows and the trace. Not part of
+ * the public API. Times are seconds (wall clock, xe_now), costs seconds of one step.
+ *
+ *   plan.c         xe_plan: the order of the phases and the result
+ *   plan_util.c    options, names, rows, trace, time left
+ *   plan_milp.c    the whole MILP as a phase; the LP relaxation as a bound
+ *   plan_search.c  the exact search (pebbling) and the chain DP as phases
+ *   plan_order.c   low-peak topological orders (docs/reorder.md) */
+#ifndef XENGINE_SOLVERS_PLAN_INT_H
+#define XENGINE_SOLVERS_PLAN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xengine/milp.h"
+#include "xengine/plan.h"
+
+/* Above this many binary MILP columns auto gives LNS all the time (docs/lns.md). */
+#define XE_PLAN_MILP_MAX_BINARIES 40000
+/* A solver phase whose limit (after its process's grace, xe_milp_limit_within) would be
+ * shorter than this is not started: it could do nothing useful in it. */
+#define XE_PLAN_MIN_PHASE 0.05
+
+/* The LP relaxation as a bound (docs/lns.md, "Bounds", 2; row `lp-bound`): on models of
+ * at most XE_PLAN_LP_MAX_BINARIES binary columns (xe_milp_binary_estimate), where Clp
+ * solves it in 0.2-3 s here (random_layered_n100 one GPU 1 s, FCN-8 on two devices 2.7 s;
+ * MobileNet one GPU, 34,410 columns, 19 s), each order's with XE_PLAN_LP_SHARE of the
+ * time left. */
+#define XE_PLAN_LP_MAX_BINARIES 20000
+#define XE_PLAN_LP_SHARE 0.1
+/* auto's final MILP carries the knapsack rows by default (xe_plan_opts.knapsack -1) only
+ * with at least this many seconds: their larger model needs them for its root (VGG16 on
+ * two devices at 70%, `--time-limit` 6, 10, 15, 15 again, 20: final MILP 2.3, 3, 5.4,
+ * 5.7, 6.4 s; gap with them: killed in the root, 0.600%, 0.530%, killed, 0.360%; without
+ * 0.600%, 0.555%, 0.555%, 0.555%, 0.555%). The default 60 s gives it about 23 s. */
+#define XE_PLAN_KNAPSACK_MIN_S 10.0
+
+/* An LP with less than this (its process's grace deducted) is not started: on the
+ * shared graphs it needs 0.2-3 s, so a shorter share is mostly spent for nothing (a
+ * 5-s limit gives random_layered_n100 0.45 s for an LP of 0.8 s). */
+#define XE_PLAN_LP_MIN_S 0.5
+
+/* The exact search's share of the time when other phases follow (docs/pebble.md), and
+ * its least time where the limit has (nearly) passed. */
+#define XE_PLAN_PEBBLE_SHARE 0.1
+#define XE_PLAN_PEBBLE_MIN_S 2.0
+#define XE_PLAN_PEBBLE_DEFAULT_S 10.0 /* heuristic mode without a time limit */
+
+/* The chain DP (docs/chain-dp.md) runs on one-device training chains of up to this many
+ * nodes, with a quarter of the time left (XE_PLAN_CHAIN_DP_SHARE; its time grows steeply
+ * past 200 nodes: 0.4-0.7 s at 200, 16-38 s at 256 on the chains measured there) */
+#define XE_PLAN_CHAIN_DP_MAX_NODES 256
+#define XE_PLAN_CHAIN_DP_SHARE 0.25
+#define XE_PLAN_CHAIN_DP_DEFAULT_S 2.0 /* without a time limit */
+
+/* Low-peak orders (docs/reorder.md): the first orders' share of the time left where the
+ * graph order has a schedule (XE_PLAN_REORDER_DEFAULT_S without a limit), and the time
+ * of further orders without a limit where no order has one (plan_order.c). */
+#define XE_PLAN_REORDER_SHARE 0.05
+#define XE_PLAN_REORDER_DEFAULT_S 1.0
+#define XE_PLAN_MORE_ORDERS_DEFAULT_S 5.0
+
+/* Why xe_plan_lp_bound has no bound (the words: xe_plan_lp_words). */
+enum { LP_SOLVED, LP_TIMEOUT, LP_TOO_LARGE, LP_INFEASIBLE, LP_FAILED, LP_INTERRUPTED, LP_NO_TIME };
+
+/* plan_util.c */
+/* (objective - bound) / objective, 0 for a zero objective, NAN when unknown. */
+double xe_plan_rel_gap(double objective, double bound);
+/* Records a new best (t seconds from the call, objective obj) in res's trace. */
+void xe_plan_trace(xe_plan_result *res, double t, double obj);
+/* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
+int xe_plan_stopped(const xe_plan_opts *o);
+/* Seconds left of the call's time limit (negative once passed; 0 once interrupted). */
+double xe_plan_time_left(const xe_plan_opts *o, double t_start);
+/* Seconds for a search where no stage schedule is in hand (plan_util.c). */
+double xe_plan_search_share(const xe_plan_opts *o, double t_start, double default_s);
+/* Appends row r to res (up to XE_PLAN_MAX_ROWS) and passes it to o->row. */
+void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r);
+/* The row of a phase not started (time limit or interrupt), with the bound and gap known. */
+void xe_plan_emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char *method, double bound, double gap);
+/* The row of a heuristic phase: no bound or gap; objective INFINITY for none. */
+void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *method, const char *status,
+                       double objective, double seconds);
+
+/* plan_milp.c (each function's full contract is at its definition) */
+int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,
+                       const xe_stages *start, double limit, double t_start, double lb_other, xe_milp_result *mr,
+                       double *t0, xe_err *err);
+void xe_plan_take_milp(xe_plan_result *res, xe_milp_result *m, const char *name, double t0, const xe_stages **best,
+                       double *best_cost);
+const char *xe_plan_lp_words(char *buf, size_t cap, double lp, int why);
+int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, double limit, double *lp, int *why,
+                     xe_err *err);
+
+/* plan_search.c */
+int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
+                         double t_start, double *trivial, double *t_best, xe_err *err);
+int xe_plan_chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                           xe_stages *dp, const xe_stages **best, double *best_cost, xe_err *err);
+
+/* plan_order.c */
+double xe_plan_reorder_margin(const xe_plan_opts *o);
+int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double h_deadline,
+                          double seconds, double t_portfolio, double best_cost, xe_instance **in2, int *perm,
+                          xe_stages *heur2, const char **which2, xe_err *err);
+int xe_plan_more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
+                        xe_instance **in2, int *perm, xe_stages *heur2, const char **which2, xe_err *err);
+void xe_plan_adopt_order(const xe_instance *in2, const xe_stages *st, const char *name, double t_start,
+                         xe_plan_result *res, const xe_instance **cur, const xe_stages **best, double *best_cost,
+                         double *lb, double *lb_index);
+
+#endif

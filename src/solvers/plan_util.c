@@ -1,0 +1,120 @@
+/* The planner's options, names, rows, trace and clock (src/solvers/plan_int.h). */
+#include <math.h>
+#include <string.h>
+
+#include "xengine/timer.h"
+
+#include "plan_int.h"
+
+static const char *const mode_names[] = {"auto", "lns", "milp", "heuristic"};
+
+const char *xe_plan_mode_name(int mode)
+{
+    return mode >= 0 && mode <= XE_PLAN_HEURISTIC ? mode_names[mode] : "?";
+}
+
+int xe_plan_mode_parse(const char *s, xe_plan_mode *mode)
+{
+    for (int m = 0; m <= XE_PLAN_HEURISTIC; m++)
+        if (s && !strcmp(s, mode_names[m])) {
+            *mode = (xe_plan_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
+/* (objective - bound) / objective, 0 for a zero objective, NAN when unknown. */
+double xe_plan_rel_gap(double objective, double bound)
+{
+    if (!isfinite(objective) || !isfinite(bound)) return NAN;
+    if (objective <= 0) return 0;
+    return (objective - fmin(bound, objective)) / objective;
+}
+
+const char *xe_plan_name(const xe_plan_result *res)
+{
+    static const char *const names[][2] = {
+        {"greedy", "greedy, low-peak order"},     {"greedy-random", "greedy-random, low-peak order"},
+        {"lns", "lns, low-peak order"},           {"milp", "milp, low-peak order"},
+        {"descent", "descent, low-peak order"},   {"checkpoint-all", "checkpoint-all, low-peak order"},
+        {"recompute-all", "recompute-all, low-peak order"},
+    };
+    if (!res->reordered) return res->name;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strcmp(res->name, names[k][0])) return names[k][1];
+    return "low-peak order";
+}
+
+void xe_plan_opts_default(xe_plan_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = XE_PLAN_AUTO;
+    o->time_limit = 60;
+    o->rel_gap = 1e-4;
+    o->threads = 1;
+    o->knapsack = -1; /* on in auto's final MILP (docs/lns.md) */
+}
+
+void xe_plan_result_clear(xe_plan_result *res)
+{
+    if (!res) return;
+    xe_stages_clear(&res->sol);
+    xe_schedule_clear(&res->events);
+    memset(res, 0, sizeof *res);
+}
+
+/* Records a new best (t seconds from the call) in the trace. */
+void xe_plan_trace(xe_plan_result *res, double t, double obj)
+{
+    int k = res->ntrace < 64 ? res->ntrace++ : 63;
+    res->trace_t[k] = t;
+    res->trace_obj[k] = obj;
+}
+
+/* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
+int xe_plan_stopped(const xe_plan_opts *o) { return xe_interrupted(o->interrupt); }
+
+/* Seconds left of the call's time limit (negative once it has passed; none once
+ * interrupted). */
+double xe_plan_time_left(const xe_plan_opts *o, double t_start)
+{
+    if (xe_plan_stopped(o)) return 0.0;
+    return o->time_limit - (xe_now() - t_start);
+}
+
+/* Seconds for a search that runs where no stage schedule is in hand (the exact search,
+ * further low-peak orders): a tenth of the time left (of default_s without a limit), at
+ * least min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is left. */
+double xe_plan_search_share(const xe_plan_opts *o, double t_start, double default_s)
+{
+    double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : default_s;
+    double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
+    return fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
+}
+
+void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
+{
+    if (res->nrows < XE_PLAN_MAX_ROWS) res->rows[res->nrows++] = *r;
+    if (o->row) o->row(o->ctx, r);
+}
+
+/* Emits the row of a phase not started because the time limit has (nearly) passed or the
+ * call was interrupted, with the bound and gap known so far (NAN: none). */
+void xe_plan_emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char *method, double bound, double gap)
+{
+    xe_plan_row r = {.method = method,
+                     .status = xe_plan_stopped(o) ? "not run (interrupted)" : "not run (time limit reached)",
+                     .objective = INFINITY,
+                     .bound = bound, .gap = gap, .milp_status = -1};
+    xe_plan_emit(o, res, &r);
+}
+
+/* Emits the row of a heuristic phase: no bound, no gap, no MILP status; objective in
+ * seconds (INFINITY: no schedule), `seconds` the phase's time. */
+void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *method, const char *status,
+                      double objective, double seconds)
+{
+    xe_plan_row r = {.method = method, .status = status, .objective = objective, .bound = NAN, .gap = NAN,
+                     .time = seconds, .milp_status = -1};
+    xe_plan_emit(o, res, &r);
+}

@@ -1,7 +1,9 @@
-/* Internal interface of the chain dynamic program (src/solvers/chain_dp.c), shared with
- * revolve.c. Positions p = -1..L are path nodes; p = -1 is a virtual checkpoint of size 0
- * (node 0 reads nothing, so it can always be recomputed from scratch). Arrays indexed by
- * p are stored at p + 1. docs/chain-dp.md gives the recursion. */
+/* Internal interface of the chain dynamic program (src/solvers/chain_dp.c: recognition,
+ * model, driver; chain_dp_table.c: bottom-up frontiers; chain_dp_lazy.c: lazy evaluation
+ * and the schedule's read-back), shared with revolve.c. Positions p = -1..L are path
+ * nodes; p = -1 is a virtual checkpoint of size 0 (node 0 reads nothing, so it can always
+ * be recomputed from scratch). Arrays indexed by p are stored at p + 1. docs/chain-dp.md
+ * gives the recursion. */
 #ifndef XENGINE_SOLVERS_CHAIN_DP_H
 #define XENGINE_SOLVERS_CHAIN_DP_H
 
@@ -77,6 +79,8 @@ int xe_cdp_lazy_new(const xe_cdp_model *m, xe_cdp_lazy **out, xe_err *err);
 void xe_cdp_lazy_free(xe_cdp_lazy *z);
 int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err);
 int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *err);
+/* Sets the deadline (xe_now() seconds; 0: none) of z's evaluations and of its delegates'. */
+void xe_cdp_lazy_set_deadline(xe_cdp_lazy *z, double deadline);
 long xe_cdp_lazy_entries(const xe_cdp_lazy *z);
 /* Lets z delegate any subproblem but the whole problem to ze, the lazy DP of the same
  * chain on another device (docs/chain-dp.md, "Several devices"); ze is not owned and must
@@ -96,5 +100,24 @@ int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, in
  * XE_ETIMEOUT when it passes before the answer is known (nothing appended). */
 int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
                       xe_schedule *out, double *cost, int *over_park, xe_err *err);
+
+/* Index of (kind, s, t) in the [2][L+2][L+2] arrays (frontier table, lazy cache). */
+static inline int cdp_tidx(int L, int kind, int s, int t) { return (kind * (L + 2) + (s + 1)) * (L + 2) + (t + 1); }
+
+/* Size of node v in the model's unit: bytes, or 1 when uniform. */
+static inline int64_t cdp_sz(const xe_cdp_model *m, int v) { return m->uniform ? 1 : m->in->g->nodes[v].mem; }
+
+/* 1 when some group among positions a..b has a backward node (backward nodes of groups
+ * b..a are gbeg[b] .. gend[a]-1, contiguous). */
+static inline int cdp_has_work(const xe_cdp_model *m, int a, int b)
+{
+    if (a < 0) a = 0;
+    return a <= b && m->gend[a + 1] > m->gbeg[b + 1];
+}
+
+/* Runs group s (0 <= s <= L) from the state {x_s, front(s)} resident: *peak (bytes or
+ * units, including x_s and front(s)) and *cost (seconds or units); appends its events to
+ * out when not NULL (chain_dp.c). XE_OK or XE_ENOMEM. */
+int xe_cdp_group_run(const xe_cdp_model *m, int s, int64_t *peak, double *cost, xe_schedule *out);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "xengine/instance.h"
+#include "xengine/io.h"
 #include "xengine/net.h"
 #include "xengine/plan.h"
 #include "xengine/schedule.h"
@@ -100,6 +101,13 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
 /* The note for a stated batch (above) on stdout: taken from the file (taken = 1), or
  * differing from --batch. Nothing when the file states none or they agree. */
 void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated);
+
+/* simulate/plot: the notes on stdout where the schedule file's claims (c) differ from
+ * the instance it was checked against: its budgets (bytes) against the devices', the
+ * graph it names against in's, and, with r (else NULL), its summary's step time (seconds)
+ * against the simulator's; preceded by the batch note (xe_cli_batch_note). */
+void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
+                         const xe_sim_result *r, int taken, int64_t stated);
 
 /* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
 int xe_cli_check_model(const char *path, const char *command);

@@ -188,6 +188,23 @@ void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated)
                (long long)stated, o->batch);
 }
 
+void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
+                         const xe_sim_result *r, int taken, int64_t stated)
+{
+    xe_cli_batch_note(o, taken, stated);
+    for (int d = 0; d < in->ndev; d++)
+        if (c->budget[d] >= 0 && c->budget[d] != in->dev[d].budget)
+            printf("note: the file states a budget of %lld B for %s; it was checked against %lld B "
+                   "(--devices/--budget)\n",
+                   (long long)c->budget[d], in->dev[d].name, (long long)in->dev[d].budget);
+    if (c->graph[0] && strcmp(c->graph, in->g->name))
+        printf("note: the file was written for graph '%s'; it was checked against '%s' (%s)\n", c->graph,
+               in->g->name, o->graph);
+    if (r && isfinite(c->total_time) && fabs(c->total_time - r->total_time) > 1e-6 * fmax(1e-9, r->total_time))
+        printf("note: the file's summary states a step of %.9g s; the simulator measures %.9g s\n", c->total_time,
+               r->total_time);
+}
+
 /* ONNX model -> net -> training or inference graph. */
 static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_train_map *map, xe_err *err)
 {

@@ -627,6 +627,9 @@ int xe_cli_plot(int argc, char **argv)
     }
 
     xe_instance *in = NULL;
+    char bbuf[32];
+    int64_t stated = 0;
+    int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated); /* as simulate */
     int code = xe_cli_load_instance(&io, &in);
     if (code) return code;
     xe_schedule s;
@@ -634,7 +637,8 @@ int xe_cli_plot(int argc, char **argv)
     xe_err err = {{0}};
     xe_sim_result r;
     xe_sim_step *trace = NULL;
-    int rc = xe_io_read_schedule(path, in, &s, &err);
+    xe_schedule_claims c;
+    int rc = xe_io_read_schedule_claims(path, in, &s, &c, &err);
     if (rc != XE_OK) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         code = xe_cli_exit_code(rc);
@@ -657,6 +661,7 @@ int xe_cli_plot(int argc, char **argv)
             remove_written(&pr);
         } else {
             printf("xengine plot: %s: %d events, %d devices; wrote %d files:\n", path, s.len, in->ndev, pr.nwritten);
+            xe_cli_claims_notes(&io, in, &c, &r, taken, stated);
             for (int i = 0; i < pr.nwritten; i++) printf("  %s\n", pr.written[i]);
             free_written(&pr);
         }

@@ -82,20 +82,7 @@ int xe_cli_simulate(int argc, char **argv)
         if (xe_cli_print_json(stdout, &js) != XE_EXIT_OK) rc = XE_EINTERNAL;
     } else if (rc == XE_OK) {
         printf("xengine simulate: %s: %d events, valid\n", path, s.len);
-        xe_cli_batch_note(&io, taken, stated);
-        {
-            for (int d = 0; d < in->ndev; d++)
-                if (c.budget[d] >= 0 && c.budget[d] != in->dev[d].budget)
-                    printf("note: the file states a budget of %lld B for %s; it was checked against %lld B "
-                           "(--devices/--budget)\n",
-                           (long long)c.budget[d], in->dev[d].name, (long long)in->dev[d].budget);
-            if (c.graph[0] && strcmp(c.graph, in->g->name))
-                printf("note: the file was written for graph '%s'; it was checked against '%s' (%s)\n", c.graph,
-                       in->g->name, io.graph);
-            if (isfinite(c.total_time) && fabs(c.total_time - r.total_time) > 1e-6 * fmax(1e-9, r.total_time))
-                printf("note: the file's summary states a step of %.9g s; the simulator measures %.9g s\n",
-                       c.total_time, r.total_time);
-        }
+        xe_cli_claims_notes(&io, in, &c, &r, taken, stated);
         xe_cli_print_summary(in, &r);
     }
     xe_schedule_clear(&s);

@@ -139,5 +139,19 @@ grep -q "is the input graph; refusing to overwrite it" "$tmp/err" && ok "inputs 
 cmp -s "$s" "$tmp/e7/rs.gp" && cmp -s "$g" "$tmp/e7/timeline.dat" && ok "inputs in --out-dir: inputs untouched" || bad "inputs in --out-dir: an input was overwritten"
 check "inputs in --out-dir: nothing else written" "$(ls -A "$tmp/e7" | wc -l)" 2
 
+# ---- an ONNX model's schedule: plotted at the batch it was planned for ----------------
+# (resnet18.onnx states batch 1; the schedule says batch 2): the memory data's largest
+# resident bytes on the GPU equal the peak simulate measures for the same file, with
+# simulate's note that the batch was taken from the file
+m=tests/data/onnx/resnet18.onnx
+"$xe" solve "$m" --batch 2 --devices gpu+cpu --budget 50% --heuristic-only -q -o "$tmp/r18.json" >/dev/null 2>&1
+check "onnx: batch-2 schedule solves" "$?" 0
+"$xe" plot "$m" "$tmp/r18.json" --devices gpu+cpu --budget 50% --out-dir "$tmp/onnx" >"$tmp/out" 2>"$tmp/err"
+check "onnx: plot exit code" "$?" 0
+grep -q "note: batch 2, the one the schedule file was planned for" "$tmp/out" && ok "onnx: batch note" || bad "onnx: no batch note: $(cat "$tmp/out" "$tmp/err")"
+want=$("$xe" simulate "$m" "$tmp/r18.json" --devices gpu+cpu --budget 50% --json | grep -o '"peak_bytes": *[0-9]*' | head -n 1 | grep -o '[0-9]*$')
+got=$(awk '!/^#/ && $3 > mx {mx = $3} END {print mx + 0}' "$tmp/onnx/mem_0.dat")
+check "onnx: plotted GPU peak = simulate's peak at the file's batch" "$got" "$want"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

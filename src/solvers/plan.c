@@ -114,8 +114,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         rc = xe_err_set(err, XE_ENOMEM, "plan: out of memory");
         goto out;
     }
-    double ro_s = o->time_limit > 0 ? XE_PLAN_REORDER_SHARE * fmax(0.0, xe_plan_time_left(o, t_start))
-                                    : XE_PLAN_REORDER_DEFAULT_S;
+    /* 5% of the time left, at least min(2 s, a quarter of the limit) (a 10-s limit gave
+     * 0.5 s, less than one portfolio on random_layered_n250, so the phase that finds its
+     * optimum at 80% was skipped), at most what is left */
+    double ro_s = o->time_limit > 0 ? xe_plan_reorder_share(o, t_start) : XE_PLAN_REORDER_DEFAULT_S;
     /* one order's portfolio runs without the diversification: its cost is the graph
      * order's deterministic part (ht.first_at), not the whole call */
     double t_one = hrc == XE_OK && isfinite(ht.first_at) ? ht.first_at : t_heur - t_h0;

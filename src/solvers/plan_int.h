@@ -76,6 +76,10 @@ int xe_plan_stopped(const xe_plan_opts *o);
 double xe_plan_time_left(const xe_plan_opts *o, double t_start);
 /* Seconds for a search where no stage schedule is in hand (plan_util.c). */
 double xe_plan_search_share(const xe_plan_opts *o, double t_start, double default_s);
+/* With a time limit: the first low-peak orders' seconds (XE_PLAN_REORDER_SHARE of the
+ * time left, at least min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is
+ * left). */
+double xe_plan_reorder_share(const xe_plan_opts *o, double t_start);
 /* Appends row r to res (up to XE_PLAN_MAX_ROWS) and passes it to o->row. */
 void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r);
 /* The row of a phase not started (time limit or interrupt), with the bound and gap known. */

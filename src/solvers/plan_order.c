@@ -76,7 +76,7 @@ static int order_candidate(const xe_instance *in, uint64_t seed, double deadline
  * instance relabelled in each and the portfolio there (improved, no randomised restarts;
  * docs/reorder.md). When the graph order has a schedule (best_cost finite), up to
  * XE_PLAN_ORDER_CANDIDATES orders for `seconds` (the first always, unless the graph
- * order's portfolio took t_portfolio > seconds: then none), stopping at one as
+ * order's portfolio took t_portfolio > seconds: then none, and a row saying so), stopping at one as
  * cheap as every node once; else the first order only (the exact search should not
  * wait for more). The cheapest is kept. Emits row "reorder" when some order has a lower
  * peak. Returns 1 when its schedule is cheaper than best_cost by XE_PLAN_REORDER_MARGIN
@@ -103,7 +103,12 @@ int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
     /* the graph order has a schedule, and one more portfolio would not fit the share (a
      * failing one is not interrupted: 7 s on a random 2,000-node DAG whose graph-order
      * portfolio took 3.7 s) */
-    if (isfinite(best_cost) && t_portfolio > seconds) return 0;
+    if (isfinite(best_cost) && t_portfolio > seconds) {
+        snprintf(res->reorder_status, sizeof res->reorder_status,
+                 "not run (one portfolio took %.2f s, over its share of %.2f s)", t_portfolio, seconds);
+        xe_plan_emit_heur(o, res, "reorder", res->reorder_status, INFINITY, 0.0);
+        return 0;
+    }
     double t0 = xe_now(), end = t0 + seconds;
     int ncand = isfinite(best_cost) ? XE_PLAN_ORDER_CANDIDATES : 1;
     int *order = malloc(((size_t)n + 1) * sizeof *order);

@@ -92,6 +92,13 @@ double xe_plan_search_share(const xe_plan_opts *o, double t_start, double defaul
     return fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
 }
 
+double xe_plan_reorder_share(const xe_plan_opts *o, double t_start)
+{
+    double left = fmax(0.0, xe_plan_time_left(o, t_start));
+    double floor_s = fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit);
+    return fmin(fmax(floor_s, XE_PLAN_REORDER_SHARE * left), left);
+}
+
 void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)
 {
     if (res->nrows < XE_PLAN_MAX_ROWS) res->rows[res->nrows++] = *r;

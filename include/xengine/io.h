@@ -14,7 +14,8 @@
 #include "xengine/sim.h"
 
 /* Whether the writers below could write path: not an existing non-regular file (they
- * never replace a device, link or directory), and a writable directory. XE_EIO with
+ * never replace a device, link or directory), nor an existing file the caller may not
+ * write (e.g. mode 444; root may), and a writable directory. XE_EIO with
  * the reason otherwise. Lets a caller refuse a bad output before long work. */
 int xe_io_check_writable(const char *path, xe_err *err);
 

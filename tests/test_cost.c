@@ -380,7 +380,10 @@ static void test_devices_lines(void **state)
     near(r.budget_frac[2], 0.5, "percent budget");
     near(r.peak_flops[0], 15.7e12, "gpu preset");
     near(r.peak_flops[1], 3.072e12, "cpu preset");
-    near(r.speed[1], 1.0, "speed");
+    near(r.speed[0], 1.0, "gpu preset speed");
+    near(r.speed[1], 0.125, "cpu preset speed");
+    near(r.speed[2], 1.0, "gpu preset speed");
+    near(r.time_unit, 1e-3, "preset time unit");
     near(r.bandwidth, 16e9, "default link");
     near(r.latency, 1e-5, "default latency");
 

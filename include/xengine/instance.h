@@ -85,6 +85,12 @@ typedef struct xe_recipe {
     double launch_overhead[XE_MAX_DEV]; /* seconds per operator */
 } xe_recipe;
 
+/* The presets' relative speed of a CPU (a GPU's is 1) and their seconds per unit of a
+ * graph file's node cost (costs read as milliseconds); the paper's line-format devices
+ * files use them too (docs/formats.md). */
+#define XE_PRESET_CPU_SPEED 0.125
+#define XE_PRESET_TIME_UNIT 1e-3
+
 /* Built-in recipes. "gpu": one GPU. "gpu+cpu": the GPU (speed 1) and a host CPU (speed
  * 0.125, budget 4x the no-recomputation peak), PCIe 3.0 x16 link (16e9 B/s, 10 us).
  * The GPU budget is frac of the peak. time_unit is 1e-3 (graph costs read as ms).

@@ -90,7 +90,7 @@ int64_t xe_instance_min_footprint(const xe_graph *g)
 int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *r, xe_err *err)
 {
     memset(r, 0, sizeof *r);
-    r->time_unit = 1e-3;   /* shared graph costs read as milliseconds */
+    r->time_unit = XE_PRESET_TIME_UNIT; /* shared graph costs read as milliseconds */
     r->bandwidth = 16e9;   /* PCIe 3.0 x16, ~15.75 GB/s per direction (PCI-SIG spec) */
     r->latency = 10e-6;
     if (!(gpu_frac > 0.0) || !isfinite(gpu_frac))
@@ -105,7 +105,7 @@ int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *r, xe_err *er
             r->ndev = 2;
             snprintf(r->name[1], sizeof r->name[1], "cpu");
             r->kind[1] = XE_DEV_CPU;
-            r->speed[1] = 0.125; /* a host CPU ~8x slower than the GPU on these operators */
+            r->speed[1] = XE_PRESET_CPU_SPEED; /* a host CPU ~8x slower than the GPU on these operators */
             r->budget_frac[1] = 4.0;
         }
         return XE_OK;
@@ -114,7 +114,7 @@ int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *r, xe_err *er
         r->ndev = 1;
         snprintf(r->name[0], sizeof r->name[0], "cpu");
         r->kind[0] = XE_DEV_CPU;
-        r->speed[0] = 0.125;
+        r->speed[0] = XE_PRESET_CPU_SPEED;
         r->budget_frac[0] = gpu_frac;
         return XE_OK;
     }

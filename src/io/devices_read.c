@@ -180,7 +180,8 @@ static int read_line(const char *path, int line, char *text, int d, xe_recipe *r
     for (int e = 0; e < d; e++)
         if (strcmp(r->name[e], r->name[d]) == 0)
             return xe_err_set(err, XE_EINVAL, "%s: line %d: a second device named '%s'", path, line, r->name[d]);
-    r->speed[d] = 1.0;
+    /* the file has no speeds: the presets' (a CPU 8x slower than a GPU) */
+    r->speed[d] = r->kind[d] == XE_DEV_CPU ? XE_PRESET_CPU_SPEED : 1.0;
     xe_device_spec spec;
     xe_cost_spec_preset(r->kind[d], &spec);
     r->peak_flops[d] = spec.peak_flops;
@@ -195,7 +196,7 @@ static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
     memset(&r, 0, sizeof r);
     r.bandwidth = 16e9;
     r.latency = 1e-5;
-    r.time_unit = 1.0;
+    r.time_unit = XE_PRESET_TIME_UNIT; /* as the presets: graph costs read as milliseconds */
     char buf[1024];
     int line = 0, rc = XE_OK;
     while (!rc && fgets(buf, sizeof buf, f)) {

@@ -123,16 +123,17 @@ static const char *secs(char *buf, size_t cap, int width, double x)
  * its cost, the bound of the plan and the gap, and whether that proves it within --gap;
  * no_bound (NULL where there is a bound) says why there is none. */
 static void print_result(const char *name, double objective, double bound, double gap, double rel_gap,
-                         const char *no_bound)
+                         const char *no_bound, int heur_only)
 {
     char o[40], b[40];
     if (no_bound) {
         printf("\nresult: %s s (%s); no lower bound (%s)\n", secs(o, sizeof o, 0, objective), name, no_bound);
         return;
     }
-    printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g\n", secs(o, sizeof o, 0, objective),
-           name, secs(b, sizeof b, 0, bound), 100.0 * gap, gap <= rel_gap ? "optimal" : "feasible, not proven optimal",
-           rel_gap);
+    printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g%s\n",
+           secs(o, sizeof o, 0, objective), name, secs(b, sizeof b, 0, bound), 100.0 * gap,
+           gap <= rel_gap ? "optimal" : "feasible, not proven optimal", rel_gap,
+           heur_only ? " (heuristic only: the bound without LP or MILP)" : "");
 }
 
 /* Ctrl-C during the plan: set by the handler, read by xe_plan through
@@ -353,7 +354,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
                         .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
                         .events = sched.len, .nrows = 1};
     js->rows[0] = (xe_cli_json_row){name, "valid", srp->total_time, NAN, NAN, t};
-    print_result(name, srp->total_time, NAN, NAN, 0, "a baseline computes none");
+    print_result(name, srp->total_time, NAN, NAN, 0, "a baseline computes none", 0);
     printf("schedule (%s), validated by the simulator:\n", name);
     xe_cli_print_summary(in, srp);
     printf("wrote %s (%d events)\n", out, sched.len);
@@ -660,8 +661,9 @@ int xe_cli_solve(int argc, char **argv)
         goto done;
     }
     /* the plan's bound: over stage schedules for a stage schedule, every node once for
-     * the pebbling one (capped at the objective) */
-    double bound = heur_only ? NAN : fmin(pr.bound, objective);
+     * the pebbling one (capped at the objective); with --method heuristic the cheap ones
+     * only (docs/lns.md "Bounds" 1), no LP or MILP */
+    double bound = fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
     double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
@@ -688,8 +690,7 @@ int xe_cli_solve(int argc, char **argv)
     js.in = in;
     js.sim = &sr;
     js.events = sched.len;
-    print_result(best_name, objective, bound, gap, po.rel_gap,
-                 heur_only ? "heuristic only" : isfinite(bound) ? NULL : "none known");
+    print_result(best_name, objective, bound, gap, po.rel_gap, isfinite(bound) ? NULL : "none known", heur_only);
     printf("schedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     if (pr.reordered)

@@ -27,14 +27,27 @@ static void help(FILE *f)
             "exit codes: 0 valid, 1 usage, 2 bad input or invalid schedule\n");
 }
 
+/* A usage error (its message already on stderr): with --json the JSON object still
+ * comes, status "usage". Returns the exit code. */
+static int usage_exit(int json, const char *graph, const char *schedule)
+{
+    if (json) {
+        xe_cli_json js = {.command = "simulate", .exit_code = XE_EXIT_USAGE, .graph = graph, .schedule = schedule};
+        xe_cli_print_json(stdout, &js);
+    }
+    return XE_EXIT_USAGE;
+}
+
 int xe_cli_simulate(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
     const char *path = NULL;
     int json = 0;
+    for (int i = 1; i < argc; i++) /* usage errors print the JSON object too (README) */
+        if (!strcmp(argv[i], "--json")) json = 1;
     for (int i = 1; i < argc; i++) {
         int c = xe_cli_inst_arg(argc, argv, &i, &io);
-        if (c < 0) return XE_EXIT_USAGE;
+        if (c < 0) return usage_exit(json, io.graph, path);
         if (c) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
@@ -46,12 +59,13 @@ int xe_cli_simulate(int argc, char **argv)
         } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
-            return xe_cli_bad_arg(argv[i]);
+            xe_cli_bad_arg(argv[i]);
+            return usage_exit(json, io.graph, path);
         }
     }
     if (!io.graph || !path) {
         fprintf(stderr, "xengine: error: need GRAPH and SCHEDULE.json (try --help)\n");
-        return XE_EXIT_USAGE;
+        return usage_exit(json, io.graph, path);
     }
     xe_instance *in = NULL;
     char bbuf[32];

@@ -429,8 +429,10 @@ int xe_cli_solve(int argc, char **argv)
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     const char *method = "auto";
-    for (int i = 1; i < argc; i++) /* usage errors print the JSON object too */
+    for (int i = 1; i < argc; i++) { /* usage errors print the JSON object too, with -o's path */
         if (!strcmp(argv[i], "--json")) json = 1;
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[i + 1];
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &io);

@@ -1,6 +1,7 @@
 /* xengine sweep — cost against the GPU budget for the planner and the baselines, and the
  * largest batch each one fits (docs/sweep.md). */
 #include <fcntl.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,6 +255,7 @@ typedef struct opts {
     xe_cli_inst_opts io;
     double from, to, step, time_limit;
     int threads, json, progress, max_batch;
+    int json_done; /* the JSON object was printed (else a failure prints the short one) */
     long long batch_limit;
     const char *csv, *plot;
 } opts;
@@ -285,7 +287,7 @@ static int sweep_points(const opts *o)
     return np;
 }
 
-static int sweep_budgets(const opts *o)
+static int sweep_budgets(opts *o)
 {
     xe_instance *in = NULL;
     int code = xe_cli_load_instance(&o->io, &in);
@@ -411,6 +413,7 @@ static int sweep_budgets(const opts *o)
         if (!code && !o->json) printf("wrote %s\n", o->plot);
     }
     if (o->json) {
+        o->json_done = 1;
         printf("{\"command\": \"sweep\", \"exit_code\": %d, \"status\": \"%s\", \"peak_bytes\": %lld, "
                "\"time_limit_s\": %s, \"points\": [",
                code, xe_cli_exit_status(code), (long long)peak, num(o->time_limit, b1, sizeof b1));
@@ -467,7 +470,7 @@ static int build_batch(void *vctx, int64_t b, xe_instance **out, xe_err *err)
     return rc;
 }
 
-static int sweep_max_batch(const opts *o)
+static int sweep_max_batch(opts *o)
 {
     if (!xe_cli_is_onnx(o->io.graph)) {
         fprintf(stderr, "xengine: error: %s: --max-batch needs an ONNX model (a graph file has no batch "
@@ -594,6 +597,7 @@ static int sweep_max_batch(const opts *o)
         }
     }
     if (o->json) {
+        o->json_done = 1;
         printf("{\"command\": \"sweep\", \"mode\": \"max-batch\", \"exit_code\": %d, \"status\": \"%s\", "
                "\"batch_limit\": %lld, \"upper_bound_batch\": %lld, \"methods\": [",
                code, xe_cli_exit_status(code), o->batch_limit, (long long)ub);
@@ -608,22 +612,23 @@ static int sweep_max_batch(const opts *o)
     return code;
 }
 
-int xe_cli_sweep(int argc, char **argv)
+/* The command line into *op, and its checks; 0 to go on, -1 after --help, or an exit
+ * code. */
+static int sweep_parse(int argc, char **argv, opts *op)
 {
-    opts o = {.from = 100, .to = 40, .step = 10, .time_limit = 10, .threads = 1, .batch_limit = 4096};
     int verbose = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int c = xe_cli_inst_arg(argc, argv, &i, &o.io);
+        int c = xe_cli_inst_arg(argc, argv, &i, &op->io);
         if (c < 0) return XE_EXIT_USAGE;
         if (c) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
-            return XE_EXIT_OK;
+            return -1;
         } else if (!strcmp(a, "--json")) {
-            o.json = 1;
+            op->json = 1;
         } else if (!strcmp(a, "--max-batch")) {
-            o.max_batch = 1;
+            op->max_batch = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -637,16 +642,16 @@ int xe_cli_sweep(int argc, char **argv)
             }
             const char *v = argv[++i];
             if (!strcmp(a, "--csv")) {
-                o.csv = v;
+                op->csv = v;
             } else if (!strcmp(a, "--plot")) {
-                o.plot = v;
+                op->plot = v;
             } else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--step")) {
                 double x = parse_pct(v);
                 if (x < 0) {
                     fprintf(stderr, "xengine: error: %s: '%s' is not a percentage above 0 (e.g. 40%%)\n", a, v);
                     return XE_EXIT_USAGE;
                 }
-                *(a[2] == 'f' ? &o.from : a[2] == 's' ? &o.step : &o.to) = x;
+                *(a[2] == 'f' ? &op->from : a[2] == 's' ? &op->step : &op->to) = x;
             } else {
                 double x = 0;
                 int whole = !strcmp(a, "--threads") || !strcmp(a, "--batch-limit");
@@ -655,54 +660,76 @@ int xe_cli_sweep(int argc, char **argv)
                             whole ? "a whole number >= 1" : "a number of seconds >= 0");
                     return XE_EXIT_USAGE;
                 }
-                if (!strcmp(a, "--time-limit")) o.time_limit = x;
-                else if (!strcmp(a, "--threads")) o.threads = x > 64 ? 64 : (int)x;
-                else o.batch_limit = (long long)x;
+                if (!strcmp(a, "--time-limit")) op->time_limit = x;
+                else if (!strcmp(a, "--threads")) op->threads = x > 64 ? 64 : (int)x;
+                else op->batch_limit = (long long)x;
             }
-        } else if (a[0] != '-' && !o.io.graph) {
-            o.io.graph = a;
+        } else if (a[0] != '-' && !op->io.graph) {
+            op->io.graph = a;
         } else {
             return xe_cli_bad_arg(a);
         }
     }
-    if (!o.io.graph) {
+    if (!op->io.graph) {
         fprintf(stderr, "xengine: error: need MODEL or GRAPH (try --help)\n");
         return XE_EXIT_USAGE;
     }
-    if (o.io.inference) {
+    if (op->io.inference) {
         fprintf(stderr, "xengine: error: --inference is not supported: sweeps plan training steps\n");
         return XE_EXIT_USAGE;
     }
-    if (o.io.budget && !o.max_batch) {
+    if (op->io.budget && !op->max_batch) {
         fprintf(stderr, "xengine: error: --budget applies to --max-batch; the sweep sets budgets with "
                         "--from/--to/--step\n");
         return XE_EXIT_USAGE;
     }
-    if (o.plot) {
-        size_t n = strlen(o.plot);
-        if (o.max_batch) {
+    if (op->plot) {
+        size_t n = strlen(op->plot);
+        if (op->max_batch) {
             fprintf(stderr, "xengine: error: --plot draws the budget sweep, not --max-batch\n");
             return XE_EXIT_USAGE;
         }
-        if (n < 4 || (strcasecmp(o.plot + n - 4, ".png") && strcasecmp(o.plot + n - 4, ".svg"))) {
-            fprintf(stderr, "xengine: error: --plot: '%s' must end in .png or .svg\n", o.plot);
+        if (n < 4 || (strcasecmp(op->plot + n - 4, ".png") && strcasecmp(op->plot + n - 4, ".svg"))) {
+            fprintf(stderr, "xengine: error: --plot: '%s' must end in .png or .svg\n", op->plot);
             return XE_EXIT_USAGE;
         }
     }
-    if (!o.max_batch && sweep_points(&o) > MAX_POINTS) {
+    if (!op->max_batch && sweep_points(op) > MAX_POINTS) {
         fprintf(stderr, "xengine: error: --from %g%% --to %g%% --step %g%% makes %.0f points; the maximum is %d "
                         "(use a larger --step)\n",
-                o.from, o.to, o.step, floor(fabs(o.to - o.from) / o.step + 1e-9) + 1, MAX_POINTS);
+                op->from, op->to, op->step, floor(fabs(op->to - op->from) / op->step + 1e-9) + 1, MAX_POINTS);
         return XE_EXIT_USAGE;
     }
-    if (access(o.io.graph, R_OK) != 0) {
-        fprintf(stderr, "xengine: error: %s: cannot read the model\n", o.io.graph);
+    if (access(op->io.graph, R_OK) != 0) {
+        fprintf(stderr, "xengine: error: %s: cannot open: %s\n", op->io.graph, strerror(errno));
         return XE_EXIT_INPUT;
     }
     int code = XE_EXIT_OK;
-    if (o.csv && (code = xe_cli_check_output_inst(o.csv, &o.io))) return code;
-    if (o.plot && (code = xe_cli_check_output_inst(o.plot, &o.io))) return code;
-    if ((code = xe_cli_check_outputs_differ(o.csv, "--csv", o.plot, "--plot"))) return code;
-    o.progress = quiet ? 0 : isatty(STDERR_FILENO) ? 2 : verbose;
-    return o.max_batch ? sweep_max_batch(&o) : sweep_budgets(&o);
+    if (op->csv && (code = xe_cli_check_output_inst(op->csv, &op->io))) return code;
+    if (op->plot && (code = xe_cli_check_output_inst(op->plot, &op->io))) return code;
+    if ((code = xe_cli_check_outputs_differ(op->csv, "--csv", op->plot, "--plot"))) return code;
+    op->progress = quiet ? 0 : isatty(STDERR_FILENO) ? 2 : verbose;
+    return 0;
+}
+
+static int sweep_cmd(int argc, char **argv, opts *o)
+{
+    int code = sweep_parse(argc, argv, o);
+    if (code) return code == -1 ? XE_EXIT_OK : code;
+    return o->max_batch ? sweep_max_batch(o) : sweep_budgets(o);
+}
+
+/* xengine sweep; with --json anywhere on the command line, a failure before the sweep's
+ * own JSON object (a usage error, an unreadable model, ...) still prints one, with its
+ * status and exit code, as solve and simulate do (README). */
+int xe_cli_sweep(int argc, char **argv)
+{
+    opts o = {.from = 100, .to = 40, .step = 10, .time_limit = 10, .threads = 1, .batch_limit = 4096};
+    int code = sweep_cmd(argc, argv, &o), json = 0;
+    for (int i = 1; i < argc; i++) json |= !strcmp(argv[i], "--json");
+    if (code && json && !o.json_done) {
+        xe_cli_json js = {.command = "sweep", .exit_code = code, .graph = o.io.graph};
+        xe_cli_print_json(stdout, &js);
+    }
+    return code;
 }

@@ -86,6 +86,20 @@ rc=$?
 one_line "usage --json: one line" "$tmp/out"
 has "usage --json: status" '"command":"solve","status":"usage","exit_code":1' "$tmp/out"
 has "usage --json: message on stderr" "unknown option '--frob'" "$tmp/err"
+has "usage --json: the -o path" "\"schedule\":\"$tmp/u.json\"" "$tmp/out"
+# simulate and sweep too: a usage error or an unreadable input still gives the object
+"$xe" simulate --json "$g" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && ok "simulate usage --json: exit 1" || bad "simulate usage --json: exit $rc"
+one_line "simulate usage --json: one line" "$tmp/out"
+has "simulate usage --json: status" '"command":"simulate","status":"usage","exit_code":1' "$tmp/out"
+"$xe" sweep "$tmp/absent.json" --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && ok "sweep absent --json: exit 2" || bad "sweep absent --json: exit $rc"
+has "sweep absent --json: status" '"command":"sweep","status":"bad input","exit_code":2' "$tmp/out"
+has "sweep absent --json: message" "absent.json: cannot open: No such file or directory" "$tmp/err"
+"$xe" sweep "$g" --step 0 --json >"$tmp/out" 2>"$tmp/err"
+has "sweep usage --json: status" '"command":"sweep","status":"usage","exit_code":1' "$tmp/out"
 "$xe" solve "$g" --time-limit 0 --json -o "$tmp/u.json" >"$tmp/out" 2>"$tmp/err"
 has "--time-limit 0: usage object" '"status":"usage","exit_code":1' "$tmp/out"
 if grep -q -- '--time-limit' "$tmp/err" && ! grep -q -- '--gap' "$tmp/err"; then ok "--time-limit 0: names that option only"; else bad "--time-limit 0: $(cat "$tmp/err")"; fi

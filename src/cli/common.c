@@ -32,7 +32,7 @@ static int parse_batch(const char *v, int64_t *b, xe_err *err)
     char *end;
     long long x = strtoll(v, &end, 10);
     if (*end || end == v || x < 1 || x > 1000000000)
-        return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1e9", v);
+        return xe_err_set(err, XE_EINVAL, "--batch: '%s' is not a whole number from 1 to 1000000000 (digits only)", v);
     *b = x;
     return XE_OK;
 }

@@ -4,6 +4,10 @@
 
 #include "cli.h"
 
+#ifndef XE_VERSION
+#define XE_VERSION "unknown" /* set by CMakeLists.txt from the project version */
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -21,7 +25,8 @@ static void usage(FILE *f)
             "  run MODEL.onnx SCHEDULE.json [options]   execute a schedule, measured vs predicted\n"
             "  export-graph MODEL.onnx -o GRAPH.json    write a model's training graph (and costs)\n"
             "\n"
-            "Run 'xengine COMMAND --help' for the options of a command.\n"
+            "Run 'xengine COMMAND --help' for the options of a command; 'xengine --version'\n"
+            "prints the version.\n"
             "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget (proven), 4 no schedule\n"
             "found (time limit or --heuristic-only) but none proven impossible, 5 internal error\n"
             "(also: gnuplot missing or failing in plot)\n");
@@ -35,6 +40,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        return XE_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("xengine %s\n", XE_VERSION);
         return XE_EXIT_OK;
     }
     if (!strcmp(argv[1], "solve")) return xe_cli_solve(argc - 1, argv + 1);

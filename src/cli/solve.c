@@ -39,7 +39,7 @@ static void help(FILE *f)
             "                   the first schedule is always finished: a greedy pass is not\n"
             "                   interrupted (0.8 s on a 5,000-node chain), nor is reading,\n"
             "                   replaying and writing the result\n"
-            "  --gap G          stop at this relative gap, >= 0 (default 1e-4)\n"
+            "  --gap G          stop at this relative gap, 0 to 1 (default 1e-4)\n"
             "  --threads N      CBC threads (default 1)\n"
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
             "  --no-reorder     plan in the graph's own node order only (see --method)\n"
@@ -509,8 +509,8 @@ int xe_cli_solve(int argc, char **argv)
         fprintf(stderr, "xengine: error: --time-limit: %g is not a number of seconds > 0\n", po.time_limit);
         return usage_exit(json, io.graph, out);
     }
-    if (!(po.rel_gap >= 0)) {
-        fprintf(stderr, "xengine: error: --gap: %g is not a relative gap >= 0 (e.g. 1e-4)\n", po.rel_gap);
+    if (!(po.rel_gap >= 0 && po.rel_gap <= 1)) { /* a gap is (objective - bound) / objective */
+        fprintf(stderr, "xengine: error: --gap: %g is not a relative gap from 0 to 1 (e.g. 1e-4)\n", po.rel_gap);
         return usage_exit(json, io.graph, out);
     }
     /* progress lines: on a terminal, anywhere with --verbose, never with -q */

@@ -82,6 +82,7 @@ expect sweep-time-limit-hex 1 "^xengine: error: --time-limit: '0x1' is not a num
 expect sweep-from-hex 1 "^xengine: error: --from: '0x50' is not a percentage" -- sweep "$g" --from 0x50
 expect solve-time-limit-hex 1 "^xengine: error: --time-limit: '0x10' is not a number" -- solve "$g" --time-limit 0x10 -o s.json
 expect solve-gap-inf 1 "^xengine: error: --gap: 'inf' is not a number" -- solve "$g" --gap inf -o s.json
+expect solve-gap-2 1 "^xengine: error: --gap: 2 is not a relative gap from 0 to 1" -- solve "$g" --gap 2 -o s.json
 expect profile-runs-zero 1 "^xengine: error: --runs must be a whole number from 1" -- profile "$r18" --runs 0 -o e.json
 expect run-repeat-zero 1 "^xengine: error: --repeat must be a whole number from 1" -- run "$r18" x.json --repeat 0
 expect export-budget-missing 1 "^xengine: error: --budget needs a value" -- export-graph "$g" -o e.json --budget

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return XE_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    if (!strcmp(argv[1], "--version")) {
         printf("xengine %s\n", XE_VERSION);
         return XE_EXIT_OK;
     }

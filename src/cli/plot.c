@@ -660,8 +660,8 @@ int xe_cli_plot(int argc, char **argv)
         if (code) {
             remove_written(&pr);
         } else {
-            printf("xengine plot: %s: %d events, %d devices; wrote %d files:\n", path, s.len, in->ndev, pr.nwritten);
             xe_cli_claims_notes(&io, in, &c, &r, taken, stated);
+            printf("xengine plot: %s: %d events, %d devices; wrote %d files:\n", path, s.len, in->ndev, pr.nwritten);
             for (int i = 0; i < pr.nwritten; i++) printf("  %s\n", pr.written[i]);
             free_written(&pr);
         }

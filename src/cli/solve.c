@@ -431,7 +431,7 @@ int xe_cli_solve(int argc, char **argv)
     const char *method = "auto";
     for (int i = 1; i < argc; i++) { /* usage errors print the JSON object too, with -o's path */
         if (!strcmp(argv[i], "--json")) json = 1;
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[i + 1];
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) out = argv[i + 1];
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -103,6 +103,10 @@ int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
     /* the graph order has a schedule, and one more portfolio would not fit the share (a
      * failing one is not interrupted: 7 s on a random 2,000-node DAG whose graph-order
      * portfolio took 3.7 s) */
+    if (isfinite(best_cost) && !(seconds > 0)) { /* the time limit has passed */
+        xe_plan_emit_not_run(o, res, "reorder", NAN, NAN);
+        return 0;
+    }
     if (isfinite(best_cost) && t_portfolio > seconds) {
         snprintf(res->reorder_status, sizeof res->reorder_status,
                  "not run (one portfolio took %.2f s, over its share of %.2f s)", t_portfolio, seconds);

@@ -87,6 +87,8 @@ one_line "usage --json: one line" "$tmp/out"
 has "usage --json: status" '"command":"solve","status":"usage","exit_code":1' "$tmp/out"
 has "usage --json: message on stderr" "unknown option '--frob'" "$tmp/err"
 has "usage --json: the -o path" "\"schedule\":\"$tmp/u.json\"" "$tmp/out"
+"$xe" solve "$g" --frob --json --output "$tmp/u.json" >"$tmp/out" 2>"$tmp/err"
+has "usage --json: the --output path" "\"schedule\":\"$tmp/u.json\"" "$tmp/out"
 # simulate and sweep too: a usage error or an unreadable input still gives the object
 "$xe" simulate --json "$g" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -96,9 +98,11 @@ has "simulate usage --json: status" '"command":"simulate","status":"usage","exit
 "$xe" sweep "$tmp/absent.json" --json >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && ok "sweep absent --json: exit 2" || bad "sweep absent --json: exit $rc"
+one_line "sweep absent --json: one line" "$tmp/out"
 has "sweep absent --json: status" '"command":"sweep","status":"bad input","exit_code":2' "$tmp/out"
 has "sweep absent --json: message" "absent.json: cannot open: No such file or directory" "$tmp/err"
 "$xe" sweep "$g" --step 0 --json >"$tmp/out" 2>"$tmp/err"
+one_line "sweep usage --json: one line" "$tmp/out"
 has "sweep usage --json: status" '"command":"sweep","status":"usage","exit_code":1' "$tmp/out"
 "$xe" solve "$g" --time-limit 0 --json -o "$tmp/u.json" >"$tmp/out" 2>"$tmp/err"
 has "--time-limit 0: usage object" '"status":"usage","exit_code":1' "$tmp/out"

@@ -115,7 +115,7 @@ fi
 if [ "${as[0]:-}" = skip ]; then
   echo "skip write-protected-output: running as root and user nobody cannot reach $xe"
 else
-  "${as[@]}" "$xe" solve "$g" --devices gpu+cpu --heuristic-only -q -o "$ro/out.json" >"$tmp/stdout" 2>"$tmp/stderr"
+  ${as[@]+"${as[@]}"} "$xe" solve "$g" --devices gpu+cpu --heuristic-only -q -o "$ro/out.json" >"$tmp/stdout" 2>"$tmp/stderr"
   rc=$?
   if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "out.json: cannot write: Permission denied" "$tmp/stderr" &&
      [ "$(cat "$ro/out.json")" = "keep me" ] && [ "$(ls "$ro" | wc -l)" -eq 1 ]; then

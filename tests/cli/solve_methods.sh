@@ -36,6 +36,8 @@ has "heuristic: result line with the cheap bound" "result: 0.009770 s (greedy), 
 rc=$?
 [ $rc -eq 0 ] && ok "heuristic: exit 0" || bad "heuristic: exit $rc"
 has "heuristic: objective" '"objective_s":0.00977012499999' "$tmp/out"
+has "heuristic: status" '"status":"heuristic only"' "$tmp/out"
+has "heuristic: the cheap bound" '"bound_s":0.00975' "$tmp/out"
 "$xe" solve "$g" --devices gpu+cpu --budget 3000 --method chen-sqrt --json -o "$tmp/c.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "chen-sqrt: exit 0" || bad "chen-sqrt: exit $rc: $(cat "$tmp/err")"

@@ -1,8 +1,9 @@
 /* Exact feasibility of a budget on one device: the black pebble game with recomputation
  * (include/xengine/pebble.h, docs/pebble.md); the schedules read back from its answers
- * are in pebble_schedule.c (internals shared through pebble_int.h). Sets of tensors are bitsets of W words;
- * answers are memoised per set as "reachable from yes_at bytes on" and "not reachable at
- * no_at bytes or fewer", so questions at different budgets share their work. */
+ * are in pebble_schedule.c (internals shared through pebble_int.h). Sets of tensors are
+ * bitsets of W words; answers are memoised per set as "reachable from yes_at bytes on"
+ * and "not reachable at no_at bytes or fewer", so questions at different budgets share
+ * their work. */
 #include "xengine/pebble.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The exact chain DP (src/solvers/chain_dp.c, docs/chain-dp.md):
+/* The exact chain DP (src/solvers/chain_dp*.c, docs/chain-dp.md):
  *   - chain recognition (Checkmate's shape, the loss-only first gradient, plain paths;
  *     skip edges and double reads refused with XE_EUNSUPPORTED);
  *   - hand-computed optima (the tight chain of test_milp.c);
@@ -470,7 +470,7 @@ static void test_park_vs_brute(void **state)
 }
 
 /* The lazy evaluation (xe_chain_dp's) against whole frontiers (the recursion evaluated
- * bottom-up at every budget, src/solvers/chain_dp.c): equal costs at every budget from
+ * bottom-up at every budget, src/solvers/chain_dp_table.c): equal costs at every budget from
  * below the largest footprint to the peak, on seeded random chains with one device and
  * with a second storage device to park on (large enough never to overflow). Both
  * schedules pass the simulator at their predicted cost inside xe_cdp_run. */

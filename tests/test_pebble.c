@@ -1,4 +1,4 @@
-/* Exact one-device feasibility (src/solvers/pebble.c, docs/pebble.md) against hand-
+/* Exact one-device feasibility (src/solvers/pebble*.c, docs/pebble.md) against hand-
  * computed values and the event-list brute force (tests/brute/event_bf.c, which shares
  * no code with it):
  *   - a 4-node graph whose smallest budget (6 B) is above its largest footprint (5 B);

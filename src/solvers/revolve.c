@@ -1,9 +1,9 @@
 /* Griewank's binomial checkpointing ("revolve", Griewank & Walther, ACM TOMS 26(1), 2000)
  * for training chains: the chain recursion of chain_dp*.c (bottom-up, chain_dp_table.c)
  * run on the uniform abstraction (every tensor one slot, every forward step one unit,
- * backward steps free), which is
- * the setting where revolve is optimal; its Pareto frontier gives, for every number of
- * slots c, the fewest forward steps (Griewank's binomial bound). The schedules are then
+ * backward steps free), which is the setting where revolve is optimal; its Pareto
+ * frontier gives, for every number of slots c, the fewest forward steps (Griewank's
+ * binomial bound). The schedules are then
  * replayed with the real sizes and costs; the one with the most slots that fits wins. */
 #include <math.h>
 #include <stdint.h>

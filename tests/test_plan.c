@@ -30,6 +30,15 @@
 
 static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
 
+/* Index of the last row of `method` in r, -1 when none. */
+static int row_of(const xe_plan_result *r, const char *method)
+{
+    int at = -1;
+    for (int k = 0; k < r->nrows; k++)
+        if (!strcmp(r->rows[k].method, method)) at = k;
+    return at;
+}
+
 /* Instance of seed k: 4-6 nodes, 1-2 devices, copy costs on every third. */
 static xe_instance *inst(uint64_t seed)
 {
@@ -516,9 +525,7 @@ static void test_knapsack_milp_mode(void **state)
             xe_plan_result r;
             xe_err err;
             assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
-            int at = -1;
-            for (int j = 0; j < r.nrows; j++)
-                if (!strcmp(r.rows[j].method, "milp")) at = j;
+            int at = row_of(&r, "milp");
             if (at < 0 || r.milp_status != XE_MILP_OPTIMAL) ok = 0;
             else {
                 nrows[k + 1] = r.rows[at].nrows;
@@ -680,9 +687,7 @@ static void test_chain_dp_in_plan(void **state)
             assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
             double want = fmin(hc, dc);
             assert_true(fabs(r.objective - want) <= 1e-9 * want);
-            int row = -1;
-            for (int q = 0; q < r.nrows; q++)
-                if (!strcmp(r.rows[q].method, "chain-dp")) row = q;
+            int row = row_of(&r, "chain-dp");
             assert_true(row >= 0);
             if (dc < hc * (1 - 1e-12)) {
                 wins++;

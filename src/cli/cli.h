@@ -171,6 +171,15 @@ typedef struct xe_cli_json {
  * memory, with the message on stderr). */
 int xe_cli_print_json(FILE *f, const xe_cli_json *j);
 
+/* 1 when arg is one of argv[1..argc): a flag looked up before parsing (--json, so that a
+ * usage error still prints the JSON object). */
+int xe_cli_has_arg(int argc, char **argv, const char *arg);
+
+/* A command that fails before its own output (its message already on stderr): with json,
+ * the short JSON object on stdout (command, status of `code`, exit_code, the paths,
+ * NULL printed as null). Returns code. */
+int xe_cli_fail_json(int json, const char *command, int code, const char *graph, const char *schedule);
+
 /* "ok", "usage", "bad input", "infeasible", "no schedule", "internal error". */
 const char *xe_cli_exit_status(int code);
 

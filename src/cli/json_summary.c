@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -105,4 +106,20 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
     fflush(f);
     free(text);
     return XE_EXIT_OK;
+}
+
+int xe_cli_has_arg(int argc, char **argv, const char *arg)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], arg)) return 1;
+    return 0;
+}
+
+int xe_cli_fail_json(int json, const char *command, int code, const char *graph, const char *schedule)
+{
+    if (json) {
+        xe_cli_json js = {.command = command, .exit_code = code, .graph = graph, .schedule = schedule};
+        xe_cli_print_json(stdout, &js);
+    }
+    return code;
 }

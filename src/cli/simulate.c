@@ -31,20 +31,14 @@ static void help(FILE *f)
  * comes, status "usage". Returns the exit code. */
 static int usage_exit(int json, const char *graph, const char *schedule)
 {
-    if (json) {
-        xe_cli_json js = {.command = "simulate", .exit_code = XE_EXIT_USAGE, .graph = graph, .schedule = schedule};
-        xe_cli_print_json(stdout, &js);
-    }
-    return XE_EXIT_USAGE;
+    return xe_cli_fail_json(json, "simulate", XE_EXIT_USAGE, graph, schedule);
 }
 
 int xe_cli_simulate(int argc, char **argv)
 {
     xe_cli_inst_opts io = {0};
     const char *path = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; i++) /* usage errors print the JSON object too (README) */
-        if (!strcmp(argv[i], "--json")) json = 1;
+    int json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too (README) */
     for (int i = 1; i < argc; i++) {
         int c = xe_cli_inst_arg(argc, argv, &i, &io);
         if (c < 0) return usage_exit(json, io.graph, path);
@@ -53,7 +47,7 @@ int xe_cli_simulate(int argc, char **argv)
             help(stdout);
             return XE_EXIT_OK;
         } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
+            continue; /* seen above */
         } else if (argv[i][0] != '-' && !io.graph) {
             io.graph = argv[i];
         } else if (argv[i][0] != '-' && !path) {

@@ -263,11 +263,7 @@ static const char *budget_hint(const xe_instance *in, double max_seconds, char *
  * status "usage" (README); the message is already on stderr. */
 static int usage_exit(int json, const char *graph, const char *out)
 {
-    if (json) {
-        xe_cli_json js = {.command = "solve", .exit_code = XE_EXIT_USAGE, .graph = graph, .schedule = out};
-        xe_cli_print_json(stdout, &js);
-    }
-    return XE_EXIT_USAGE;
+    return xe_cli_fail_json(json, "solve", XE_EXIT_USAGE, graph, out);
 }
 
 /* (objective - bound) / objective, 0 for a zero objective met by its bound, NAN when
@@ -429,10 +425,9 @@ int xe_cli_solve(int argc, char **argv)
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     const char *method = "auto";
-    for (int i = 1; i < argc; i++) { /* usage errors print the JSON object too, with -o's path */
-        if (!strcmp(argv[i], "--json")) json = 1;
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) out = argv[i + 1];
-    }
+    json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too, */
+    for (int i = 1; i + 1 < argc; i++)            /* with -o's path */
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) out = argv[i + 1];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &io);

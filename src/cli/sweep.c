@@ -725,11 +725,7 @@ static int sweep_cmd(int argc, char **argv, opts *o)
 int xe_cli_sweep(int argc, char **argv)
 {
     opts o = {.from = 100, .to = 40, .step = 10, .time_limit = 10, .threads = 1, .batch_limit = 4096};
-    int code = sweep_cmd(argc, argv, &o), json = 0;
-    for (int i = 1; i < argc; i++) json |= !strcmp(argv[i], "--json");
-    if (code && json && !o.json_done) {
-        xe_cli_json js = {.command = "sweep", .exit_code = code, .graph = o.io.graph};
-        xe_cli_print_json(stdout, &js);
-    }
+    int code = sweep_cmd(argc, argv, &o);
+    if (code && !o.json_done) xe_cli_fail_json(xe_cli_has_arg(argc, argv, "--json"), "sweep", code, o.io.graph, NULL);
     return code;
 }

@@ -39,13 +39,14 @@ int xe_io_check_writable(const char *path, xe_err *err)
     struct stat cur;
     if (!*path) return xe_err_set(err, XE_EIO, "an empty path cannot be written");
     /* rename() would replace a device, a symbolic link or a socket with a plain file */
-    if (lstat(path, &cur) == 0 && !S_ISREG(cur.st_mode))
+    int exists = lstat(path, &cur) == 0;
+    if (exists && !S_ISREG(cur.st_mode))
         return xe_err_set(err, XE_EIO, "%s: exists and is %s; refusing to replace it", path,
                           S_ISLNK(cur.st_mode) ? "a symbolic link (the schedule would replace the link, not its target)"
                           : S_ISDIR(cur.st_mode) ? "a directory" : "not a regular file");
     /* a write-protected file is not replaced (as `cp` or `>` would refuse it: the rename
      * alone would need only the directory's permission); root may write it anyway */
-    if (lstat(path, &cur) == 0 && access(path, W_OK) != 0)
+    if (exists && access(path, W_OK) != 0)
         return xe_err_set(err, XE_EIO, "%s: cannot write: %s", path, strerror(errno));
     const char *slash = strrchr(path, '/');
     char dir[4096];

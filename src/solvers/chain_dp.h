@@ -115,6 +115,22 @@ static inline int cdp_has_work(const xe_cdp_model *m, int a, int b)
     return a <= b && m->gend[a + 1] > m->gbeg[b + 1];
 }
 
+/* One step sp (s < sp <= t) of the forward sweep x_{s+1} .. x_sp from x_s (docs/chain-dp.md),
+ * the same in both evaluations (chain_dp_table.c, chain_dp_lazy.c): adds x_sp's compute
+ * cost to *cost and raises *hold / *free_, the sweep's peaks so far (bytes or units) when
+ * x_s is held through it or freed (or parked) right after x_{s+1}, to this step's need:
+ * front(t), x_{sp-1} (while computing x_sp) and x_sp, plus x_s while held. */
+static inline void cdp_sweep_step(const xe_cdp_model *m, int s, int sp, int t, double *cost, int64_t *hold,
+                                  int64_t *free_)
+{
+    const int64_t *A = m->A + 1, *D = m->D + 1;
+    int64_t As = s >= 0 ? A[s] : 0, prev = sp - 1 > s ? A[sp - 1] : 0;
+    int64_t rh = As + D[t] + prev + A[sp], rf = (sp == s + 1 ? As : 0) + D[t] + prev + A[sp];
+    *cost += m->FC[sp + 1];
+    if (rh > *hold) *hold = rh;
+    if (rf > *free_) *free_ = rf;
+}
+
 /* Runs group s (0 <= s <= L) from the state {x_s, front(s)} resident: *peak (bytes or
  * units, including x_s and front(s)) and *cost (seconds or units); appends its events to
  * out when not NULL (chain_dp.c). XE_OK or XE_ENOMEM. */

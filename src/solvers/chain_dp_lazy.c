@@ -457,9 +457,7 @@ static int lz_cands(xe_cdp_lazy *z, lz_acc *a, int kind, int s, int tt, int64_t 
 {
     const xe_cdp_model *m = z->m;
     int L = m->L;
-    const int64_t *A = m->A + 1, *D = m->D + 1;
-    const double *FC = m->FC + 1;
-    int64_t As = s >= 0 ? A[s] : 0;
+    int64_t As = s >= 0 ? m->A[s + 1] : 0;
     int all = only == INT_MIN;
     if (tt < L && m->gend[tt + 1] == m->gbeg[tt + 1] && (all || only == -2)) {
         lz_ent e;
@@ -482,12 +480,7 @@ static int lz_cands(xe_cdp_lazy *z, lz_acc *a, int kind, int s, int tt, int64_t 
     int64_t req_hold = 0, req_free = 0;
     lz_tail tmh = {INT_MIN, 0, {0, 0, 0.0, 0, 0}, 0.0, 0}, *tm = &tmh;
     for (int sp = s + 1; sp <= tt; sp++) {
-        fcost += FC[sp];
-        int64_t prev = sp - 1 > s ? A[sp - 1] : 0;
-        int64_t rh = As + D[tt] + prev + A[sp];
-        int64_t rf = (sp == s + 1 ? As : 0) + D[tt] + prev + A[sp];
-        if (rh > req_hold) req_hold = rh;
-        if (rf > req_free) req_free = rf;
+        cdp_sweep_step(m, s, sp, tt, &fcost, &req_hold, &req_free);
         if (req_free > mm) { /* this and every later sweep needs more than m */
             lz_fold(a, req_free - 1);
             break;

@@ -174,7 +174,7 @@ int xe_cdp_solve(const xe_cdp_model *m, int64_t cap, xe_cdp_table *t, xe_err *er
     int64_t *sw_hold = malloc((size_t)(L + 2) * sizeof *sw_hold), *sw_free = malloc((size_t)(L + 2) * sizeof *sw_free);
     if (!t->off || !t->cnt || !sw_cost || !sw_hold || !sw_free) goto oom;
     const int64_t *A = m->A + 1, *D = m->D + 1, *GP = m->GP + 1;
-    const double *FC = m->FC + 1, *GC = m->GC + 1;
+    const double *GC = m->GC + 1;
     for (int len = 0; len <= L + 1; len++) {
         for (int s = -1; s + len <= L; s++) {
             int tt = s + len;
@@ -206,12 +206,7 @@ int xe_cdp_solve(const xe_cdp_model *m, int64_t cap, xe_cdp_table *t, xe_err *er
                     double fcost = 0.0;
                     int64_t req_hold = 0, req_free = 0;
                     for (int sp = s + 1; sp <= tt; sp++) {
-                        fcost += FC[sp];
-                        int64_t prev = sp - 1 > s ? A[sp - 1] : 0;
-                        int64_t rh = As + D[tt] + prev + A[sp];
-                        int64_t rf = (sp == s + 1 ? As : 0) + D[tt] + prev + A[sp];
-                        if (rh > req_hold) req_hold = rh;
-                        if (rf > req_free) req_free = rf;
+                        cdp_sweep_step(m, s, sp, tt, &fcost, &req_hold, &req_free);
                         sw_cost[sp + 1] = fcost;
                         sw_hold[sp + 1] = req_hold;
                         sw_free[sp + 1] = req_free;

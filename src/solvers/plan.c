@@ -117,7 +117,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 5% of the time left, at least min(2 s, a quarter of the limit) (a 10-s limit gave
      * 0.5 s, less than one portfolio on random_layered_n250, so the phase that finds its
      * optimum at 80% was skipped), at most what is left */
-    double ro_s = o->time_limit > 0 ? xe_plan_reorder_share(o, t_start) : XE_PLAN_REORDER_DEFAULT_S;
+    double ro_s = xe_plan_share(o, t_start, XE_PLAN_REORDER_SHARE, XE_PLAN_REORDER_DEFAULT_S, 0.0);
     /* one order's portfolio runs without the diversification: its cost is the graph
      * order's deterministic part (ht.first_at), not the whole call */
     double t_one = hrc == XE_OK && isfinite(ht.first_at) ? ht.first_at : t_heur - t_h0;
@@ -135,7 +135,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * min(2 s, a quarter of the limit), at most what is
      * left */
     if (!best && !o->no_pebbling && in->ndev == 1 && !xe_plan_stopped(o)) {
-        double lim = xe_plan_search_share(o, t_start, XE_PLAN_PEBBLE_DEFAULT_S);
+        double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_PEBBLE_DEFAULT_S, 0.01);
         int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
         if (a < 0) {
             rc = a;
@@ -201,7 +201,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1d. no stage schedule in either order, not even from the restarts: further
      * low-peak orders (docs/reorder.md) */
     if (!best && in2 && !o->feasibility && !xe_plan_stopped(o)) {
-        double lim = xe_plan_search_share(o, t_start, XE_PLAN_MORE_ORDERS_DEFAULT_S);
+        double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_MORE_ORDERS_DEFAULT_S, 0.01);
         rc = xe_plan_more_orders(in, o, res, lim, &in2, perm, &heur2, &which, err);
         if (rc < 0) goto out;
         if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);

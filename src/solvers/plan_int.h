@@ -74,12 +74,11 @@ void xe_plan_trace(xe_plan_result *res, double t, double obj);
 int xe_plan_stopped(const xe_plan_opts *o);
 /* Seconds left of the call's time limit (negative once passed; 0 once interrupted). */
 double xe_plan_time_left(const xe_plan_opts *o, double t_start);
-/* Seconds for a search where no stage schedule is in hand (plan_util.c). */
-double xe_plan_search_share(const xe_plan_opts *o, double t_start, double default_s);
-/* With a time limit: the first low-peak orders' seconds (XE_PLAN_REORDER_SHARE of the
- * time left, at least min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is
- * left). */
-double xe_plan_reorder_share(const xe_plan_opts *o, double t_start);
+/* A phase's seconds: frac of the time left (default_s without a limit), at least
+ * min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is left, at least
+ * least_s: the exact search and further orders (XE_PLAN_PEBBLE_SHARE, 0.01 s), the
+ * first low-peak orders (XE_PLAN_REORDER_SHARE, 0: none once the limit has passed). */
+double xe_plan_share(const xe_plan_opts *o, double t_start, double frac, double default_s, double least_s);
 /* Appends row r to res (up to XE_PLAN_MAX_ROWS) and passes it to o->row. */
 void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r);
 /* The row of a phase not started (time limit or interrupt), with the bound and gap known. */

@@ -82,21 +82,14 @@ double xe_plan_time_left(const xe_plan_opts *o, double t_start)
     return o->time_limit - (xe_now() - t_start);
 }
 
-/* Seconds for a search that runs where no stage schedule is in hand (the exact search,
- * further low-peak orders): a tenth of the time left (of default_s without a limit), at
- * least min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit), at most what is left. */
-double xe_plan_search_share(const xe_plan_opts *o, double t_start, double default_s)
+/* A phase's seconds: `frac` of the time left (of default_s without a limit), at least
+ * min(XE_PLAN_PEBBLE_MIN_S, a quarter of the limit) (XE_PLAN_PEBBLE_MIN_S without one),
+ * at most what is left, and at least least_s. */
+double xe_plan_share(const xe_plan_opts *o, double t_start, double frac, double default_s, double least_s)
 {
-    double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : default_s;
+    double left = o->time_limit > 0 ? fmax(0.0, xe_plan_time_left(o, t_start)) : default_s;
     double floor_s = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
-    return fmin(fmax(floor_s, XE_PLAN_PEBBLE_SHARE * left), fmax(0.01, left));
-}
-
-double xe_plan_reorder_share(const xe_plan_opts *o, double t_start)
-{
-    double left = fmax(0.0, xe_plan_time_left(o, t_start));
-    double floor_s = fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit);
-    return fmin(fmax(floor_s, XE_PLAN_REORDER_SHARE * left), left);
+    return fmin(fmax(floor_s, frac * left), fmax(least_s, left));
 }
 
 void xe_plan_emit(const xe_plan_opts *o, xe_plan_result *res, const xe_plan_row *r)

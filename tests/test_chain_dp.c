@@ -469,6 +469,16 @@ static void test_park_vs_brute(void **state)
     assert_true(t.cheaper > 0);
 }
 
+/* Makes device 1 of a two-device chain storage only: it runs nothing, copies to and from
+ * it take 0.5..2 s (drawn from *s). */
+static void storage_device(xe_instance *in, uint64_t *s)
+{
+    for (int v = 0; v < in->g->n; v++) {
+        in->cost[v * 2 + 1] = XE_NO_COST;
+        in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 0.5 * (double)(1 + rnd(s) % 4);
+    }
+}
+
 /* The lazy evaluation (xe_chain_dp's) against whole frontiers (the recursion evaluated
  * bottom-up at every budget, src/solvers/chain_dp_table.c): equal costs at every budget from
  * below the largest footprint to the peak, on seeded random chains with one device and
@@ -484,11 +494,7 @@ static void test_lazy_vs_frontier(void **state)
         int nb = (int)(rnd(&s) % 10);
         int ndev = 1 + (int)(seed % 2);
         xe_instance *in = random_chain(s, L, nb, ndev);
-        if (ndev == 2)
-            for (int v = 0; v < in->g->n; v++) {
-                in->cost[v * 2 + 1] = XE_NO_COST;
-                in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = 0.5 * (double)(1 + rnd(&s) % 4);
-            }
+        if (ndev == 2) storage_device(in, &s);
         xe_chain ch;
         xe_err err = {{0}};
         assert_int_equal(xe_chain_detect(in->g, &ch, &err), XE_OK);
@@ -519,6 +525,65 @@ static void test_lazy_vs_frontier(void **state)
     }
     print_message("lazy vs frontiers: %d budgets, %d feasible, equal on all\n", cases, feasible);
     assert_true(feasible > cases / 2);
+}
+
+/* One lazy evaluation queried at every budget in a shuffled order, so that each query
+ * meets the entries (and the cuts, lz_vec.lbs) that the earlier ones left in the cache,
+ * against the whole frontier of the same model: equal values at every budget, on seeded
+ * random chains of 8..30 forward nodes (40 of them), with and without a device to park on. */
+static void test_lazy_reuse(void **state)
+{
+    (void)state;
+    int queries = 0, feasible = 0;
+    for (uint64_t seed = 1; seed <= 40 * XE_CDP_TEST_SCALE; seed++) {
+        uint64_t s = seed * 9576890767ull;
+        int L = 8 + (int)(rnd(&s) % 23);
+        int nb = L + 1 < 32 ? L + 1 : 32;
+        int ndev = 1 + (int)(seed % 2);
+        xe_instance *in = random_chain(s, L, nb, ndev);
+        if (ndev == 2) storage_device(in, &s);
+        xe_chain ch;
+        xe_cdp_model m;
+        xe_cdp_table t;
+        xe_cdp_lazy *z = NULL;
+        xe_err err = {{0}};
+        assert_int_equal(xe_chain_detect(in->g, &ch, &err), XE_OK);
+        assert_int_equal(xe_cdp_model_init(&m, in, &ch, 0, 0, 1, &err), XE_OK);
+        assert_int_equal(xe_cdp_solve(&m, INT64_MAX, &t, &err), XE_OK);
+        assert_int_equal(xe_cdp_lazy_new(&m, &z, &err), XE_OK);
+        const xe_cdp_pt *top;
+        int ntop;
+        xe_cdp_top(&t, &top, &ntop);
+        int64_t lo = xe_instance_min_footprint(in->g) - 1, hi = xe_instance_norecompute_peak(in->g) + 1;
+        int nb_ = (int)(hi - lo + 1);
+        int64_t order[1024];
+        assert_true(nb_ <= 1024);
+        for (int i = 0; i < nb_; i++) order[i] = lo + i;
+        for (int i = nb_ - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)(rnd(&s) % (uint64_t)(i + 1));
+            int64_t x = order[i];
+            order[i] = order[j];
+            order[j] = x;
+        }
+        for (int i = 0; i < nb_; i++) {
+            double want = INFINITY, got = 0;
+            for (int q = 0; q < ntop && top[q].req <= order[i]; q++) want = top[q].cost;
+            assert_int_equal(xe_cdp_lazy_query(z, order[i], &got, &err), XE_OK);
+            if (want == INFINITY)
+                assert_true(got == INFINITY);
+            else
+                assert_true(close_to(got, want));
+            queries++;
+            feasible += want < INFINITY;
+        }
+        xe_cdp_lazy_free(z);
+        xe_cdp_table_clear(&t);
+        xe_cdp_model_clear(&m);
+        xe_chain_clear(&ch);
+        xe_instance_free(in);
+    }
+    print_message("lazy reuse vs frontiers: %d queries, %d feasible, equal on all\n", queries, feasible);
+    assert_true(feasible > queries / 2);
 }
 
 /* Delegation by hand (docs/chain-dp.md, "Several devices"): the tight chain (x0 -> x1 ->
@@ -792,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_park_hand),
         cmocka_unit_test(test_park_vs_brute),
         cmocka_unit_test(test_lazy_vs_frontier),
+        cmocka_unit_test(test_lazy_reuse),
         cmocka_unit_test(test_delegate_hand),
         cmocka_unit_test(test_delegate_vs_brute),
         cmocka_unit_test(test_vs_milp),

@@ -31,6 +31,9 @@ typedef struct lz_ent {
 } lz_ent;
 
 typedef struct lz_vec {
+    double *lbs;  /* [cap] the largest cost of entries i..n-1: the value is at least lbs[i] at
+                     every budget up to e[i].hi (it never grows with the budget), and lbs
+                     does not grow with i */
     lz_ent *e;
     int n, cap;
 } lz_vec;
@@ -41,6 +44,7 @@ struct xe_cdp_lazy {
     lz_vec *v;    /* [2][L+2][L+2] cached intervals, sorted by lo, disjoint */
     double *pfc;  /* [L+2] pfc[p+1] = sum of FC over path nodes 0..p (pfc[0] = 0) */
     double *pgc;  /* [L+2] the same for group costs */
+    double *lbt;  /* [2][L+2][L+2] lz_min_calc of (kind, s, t), t >= s */
     int64_t *mr;  /* [2][L+2][L+2] the least budget at which (kind, s, t) is feasible */
     int *hw;      /* [L+2] hw[t+1]: the highest path node p <= t whose group has work (L for
                      t = L: x_L is always computed), -1 when none */
@@ -58,7 +62,7 @@ static inline int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ?
 /* Lower bound on the cost of (kind, s, t): every group of the subproblem, and every path
  * node from s+1 up to the highest one a group of it reads, computed once (an empty group
  * t < L may be skipped, and x_t with it). */
-static double lz_min(const xe_cdp_lazy *z, int kind, int s, int t)
+static double lz_min_calc(const xe_cdp_lazy *z, int kind, int s, int t)
 {
     if (t < s) return 0.0;
     int top = z->hw[t + 1];
@@ -66,6 +70,20 @@ static double lz_min(const xe_cdp_lazy *z, int kind, int s, int t)
     int g0 = kind == 0 ? s : s + 1;
     if (g0 < 0) g0 = 0;
     return f + (t >= g0 ? z->pgc[t + 1] - z->pgc[g0] : 0.0);
+}
+
+/* lz_min_calc from the table (the evaluations' most frequent computation). */
+static inline double lz_min(const xe_cdp_lazy *z, int kind, int s, int t)
+{
+    return t < s ? 0.0 : z->lbt[cdp_tidx(z->L, kind, s, t)];
+}
+
+/* Fills z->lbt from z->pfc, z->pgc and z->hw. */
+static void lz_min_table(xe_cdp_lazy *z)
+{
+    for (int kind = 0; kind < 2; kind++)
+        for (int s = -1; s <= z->L; s++)
+            for (int t = s; t <= z->L; t++) z->lbt[cdp_tidx(z->L, kind, s, t)] = lz_min_calc(z, kind, s, t);
 }
 
 /* Delegation (docs/chain-dp.md, "Several devices"): subproblem (kind, s, t), s < t, not
@@ -160,12 +178,16 @@ void xe_cdp_lazy_free(xe_cdp_lazy *z)
     if (!z) return;
     if (z->v) {
         size_t nn = 2 * (size_t)(z->L + 2) * (size_t)(z->L + 2);
-        for (size_t i = 0; i < nn; i++) free(z->v[i].e);
+        for (size_t i = 0; i < nn; i++) {
+            free(z->v[i].lbs);
+            free(z->v[i].e);
+        }
     }
     free(z->v);
     free(z->pfc);
     free(z->pgc);
     free(z->mr);
+    free(z->lbt);
     free(z->hw);
     free(z->dz);
     free(z);
@@ -183,8 +205,9 @@ int xe_cdp_lazy_new(const xe_cdp_model *m, xe_cdp_lazy **out, xe_err *err)
     z->pfc = calloc((size_t)L + 2, sizeof *z->pfc);
     z->pgc = calloc((size_t)L + 2, sizeof *z->pgc);
     z->mr = malloc(2 * (size_t)(L + 2) * (size_t)(L + 2) * sizeof *z->mr);
+    z->lbt = malloc(2 * (size_t)(L + 2) * (size_t)(L + 2) * sizeof *z->lbt);
     z->hw = malloc(((size_t)L + 2) * sizeof *z->hw);
-    if (!z->v || !z->pfc || !z->pgc || !z->mr || !z->hw) {
+    if (!z->v || !z->pfc || !z->pgc || !z->mr || !z->lbt || !z->hw) {
         xe_cdp_lazy_free(z);
         return xe_err_set(err, XE_ENOMEM, "chain dp: out of memory (L = %d)", L);
     }
@@ -195,6 +218,7 @@ int xe_cdp_lazy_new(const xe_cdp_model *m, xe_cdp_lazy **out, xe_err *err)
     z->hw[0] = -1;
     for (int p = 0; p <= L; p++)
         z->hw[p + 1] = p == L || m->gend[p + 1] > m->gbeg[p + 1] ? p : z->hw[p];
+    lz_min_table(z);
     lz_minreq(z, z->mr);
     *out = z;
     return XE_OK;
@@ -223,6 +247,7 @@ int xe_cdp_lazy_delegate(xe_cdp_lazy *z, xe_cdp_lazy *ze, xe_err *err)
         z->pfc[p + 1] = z->pfc[p] + fc;
         z->pgc[p + 1] = z->pgc[p] + gc;
     }
+    lz_min_table(z);
     lz_minreq(z, z->mr);
     return XE_OK;
 }
@@ -235,10 +260,10 @@ static int lz_eval(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double u
  * else 0 with *lb a lower bound on the value at every budget up to *lbhi (a bound entry
  * holding m, or the cost of the next cached entry above m, which holds up to its end, or
  * the compute-once bound, whichever is largest), and *pos the insertion index. */
-static int lz_peek(const xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, lz_ent *out, double *lb,
-                   int64_t *lbhi, int *pos)
+static inline __attribute__((always_inline)) int lz_peek(const xe_cdp_lazy *z, int at, int64_t mm, lz_ent *out,
+                                                         double *lb, int64_t *lbhi, int *pos)
 {
-    const lz_vec *v = &z->v[cdp_tidx(z->L, kind, s, tt)];
+    const lz_vec *v = &z->v[at];
     int lo = 0; /* first entry with lo > mm (branch-free binary search) */
     if (v->n > 0) {
         const lz_ent *b = v->e;
@@ -251,7 +276,7 @@ static int lz_peek(const xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, lz
         lo = (int)(b - v->e) + (b->lo <= mm);
     }
     *pos = lo;
-    *lb = lz_min(z, kind, s, tt);
+    *lb = z->lbt[at];
     *lbhi = INT64_MAX;
     if (lo > 0 && v->e[lo - 1].hi >= mm) {
         *out = v->e[lo - 1];
@@ -276,7 +301,8 @@ static int lz_query(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double 
     double lb;
     int64_t lbhi;
     int pos;
-    if (lz_peek(z, kind, s, tt, mm, out, &lb, &lbhi, &pos)) return 0;
+    int at = cdp_tidx(z->L, kind, s, tt);
+    if (lz_peek(z, at, mm, out, &lb, &lbhi, &pos)) return 0;
     if (lb >= ub) {
         *out = (lz_ent){mm, lbhi, lb, -1, 1};
         return 0;
@@ -284,12 +310,13 @@ static int lz_query(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double 
     lz_ent e;
     if (lz_eval(z, kind, s, tt, mm, ub, &e)) return -1;
     XE_ASSERT(e.lo <= mm && mm <= e.hi, "a lazy entry holds the budget it was evaluated at");
-    lz_vec *v = &z->v[cdp_tidx(z->L, kind, s, tt)];
+    lz_vec *v = &z->v[at];
     lz_ent old;
-    int had = lz_peek(z, kind, s, tt, mm, &old, &lb, &lbhi, &pos);
+    int had = lz_peek(z, at, mm, &old, &lb, &lbhi, &pos);
     XE_ASSERT(!had, "no exact entry appears during its own evaluation");
     if (pos > 0 && v->e[pos - 1].hi >= mm) { /* a bound entry holding m: replaced */
         memmove(v->e + pos - 1, v->e + pos, (size_t)(v->n - pos) * sizeof *v->e);
+        memmove(v->lbs + pos - 1, v->lbs + pos, (size_t)(v->n - pos) * sizeof *v->lbs);
         v->n--;
         pos--;
     }
@@ -298,14 +325,25 @@ static int lz_query(xe_cdp_lazy *z, int kind, int s, int tt, int64_t mm, double 
         lz_ent *q = realloc(v->e, (size_t)cap * sizeof *q);
         if (!q) return -1;
         v->e = q;
+        double *l = realloc(v->lbs, (size_t)cap * sizeof *l);
+        if (!l) return -1;
+        v->lbs = l;
         v->cap = cap;
     }
     /* entries are disjoint: the new one lies between pos-1 and pos; clip to them */
     if (pos > 0 && e.lo <= v->e[pos - 1].hi) e.lo = v->e[pos - 1].hi + 1;
     if (pos < v->n && e.hi >= v->e[pos].lo) e.hi = v->e[pos].lo - 1;
     memmove(v->e + pos + 1, v->e + pos, (size_t)(v->n - pos) * sizeof *v->e);
+    memmove(v->lbs + pos + 1, v->lbs + pos, (size_t)(v->n - pos) * sizeof *v->lbs);
     v->e[pos] = e;
     v->n++;
+    for (int i = pos; i >= 0; i--) { /* the suffix maxima up to pos; below, once one is unchanged,
+                                        so are the rest */
+        double x = v->e[i].cost;
+        if (i + 1 < v->n && v->lbs[i + 1] > x) x = v->lbs[i + 1];
+        if (i < pos && v->lbs[i] == x) break;
+        v->lbs[i] = x;
+    }
     z->nent++;
     *out = e;
     return 0;
@@ -356,25 +394,21 @@ static void lz_offer(lz_acc *a, double val, double lb, int64_t lo, int64_t hi, i
     }
 }
 
-/* The last tail looked up by one evaluation (the tail (kind, s, j) at m serves the
- * persistent candidate sp = j + 1 and the non-persistent one sp = j). Exact entries stay
- * exact, lower bounds stay valid (the cache only grows). */
-typedef struct lz_tail {
-    int j, exact;
-    lz_ent e;
-    double lb;
-    int64_t lbhi;
-} lz_tail;
-
 /* Candidate: add seconds, then child (ckind, sp, tt) at m - sh, then the tail (kind, s,
  * tail_hi) at m (none when has_tail is 0), feasible from floor_req bytes. A component
  * not yet evaluated is first bounded from below by the cache; when the bound already
- * shows the candidate cannot beat the optimum found, it is not evaluated. */
-static int lz_cand(xe_cdp_lazy *z, lz_acc *a, lz_tail *tm, int64_t mm, double add, int ckind, int sp, int tt,
-                   int64_t sh, int kind, int s, int tail_hi, int has_tail, int64_t floor_req, int choice)
+ * shows the candidate cannot beat the optimum found, it is not evaluated, and the cut
+ * is the one valid up to the largest budget (lz_vec.lbs), so that the entry being
+ * evaluated holds over as wide an interval as the cache can prove. Inlined: the
+ * evaluations' innermost step. */
+static inline __attribute__((always_inline)) int lz_cand(xe_cdp_lazy *z, lz_acc *a, int64_t mm,
+                                                         double add, int ckind, int sp, int tt, int64_t sh, int kind,
+                                                         int s, int tail_hi, int has_tail, int64_t floor_req,
+                                                         int choice)
 {
+    int cat = cdp_tidx(z->L, ckind, sp, tt), tat = cdp_tidx(z->L, kind, s, tail_hi);
     double lb_tail = has_tail ? lz_min(z, kind, s, tail_hi) : 0.0;
-    double lb = add + lz_min(z, ckind, sp, tt) + lb_tail;
+    double lb = add + z->lbt[cat] + lb_tail;
     if (!(lb < a->best)) { /* can never beat the optimum found */
         lz_note(a, lb);
         return 0;
@@ -383,29 +417,35 @@ static int lz_cand(xe_cdp_lazy *z, lz_acc *a, lz_tail *tm, int64_t mm, double ad
         lz_offer(a, INFINITY, lb, 0, floor_req - 1, choice);
         return 0;
     }
-    int64_t cmr = z->mr[cdp_tidx(z->L, ckind, sp, tt)];
+    int64_t cmr = z->mr[cat];
     if (cmr == INT64_MAX) return 0; /* never feasible */
     if (mm - sh < cmr) {
         lz_offer(a, INFINITY, lb, 0, sat_add(cmr - 1, sh), choice);
         return 0;
     }
     if (has_tail) {
-        int64_t tmr = z->mr[cdp_tidx(z->L, kind, s, tail_hi)];
+        int64_t tmr = z->mr[tat];
         if (tmr == INT64_MAX) return 0;
         if (mm < tmr) {
             lz_offer(a, INFINITY, lb, 0, tmr - 1, choice);
             return 0;
         }
     }
-    lz_ent c;
-    double clb;
-    int64_t clbhi;
-    int pos;
-    if (!lz_peek(z, ckind, sp, tt, mm - sh, &c, &clb, &clbhi, &pos)) {
-        if (!(add + clb + lb_tail < a->best)) { /* not below the optimum up to clbhi */
-            lz_aside(a, add + clb + lb_tail, sat_add(clbhi, sh));
+    const lz_vec *cv = &z->v[cat];
+    /* the child's cache: entries are sorted and disjoint, lbs grows downwards, so scanning
+     * down from the last entry while they hold budgets >= m - sh finds the cut valid
+     * furthest up (the first lbs that shows the candidate cannot beat the optimum), or
+     * ends at the entry holding m - sh, if any */
+    int i = cv->n - 1;
+    for (; i >= 0 && cv->e[i].hi >= mm - sh; i--)
+        if (!(add + cv->lbs[i] + lb_tail < a->best)) {
+            lz_aside(a, add + cv->lbs[i] + lb_tail, sat_add(cv->e[i].hi, sh));
             return 0;
         }
+    lz_ent c;
+    if (i + 1 < cv->n && cv->e[i + 1].lo <= mm - sh && !cv->e[i + 1].lbnd) {
+        c = cv->e[i + 1];
+    } else {
         if (lz_query(z, ckind, sp, tt, mm - sh, a->best - add - lb_tail, &c)) return -1;
         if (c.lbnd) { /* at least the bound: not below the optimum up to its end */
             lz_aside(a, add + c.cost + lb_tail, sat_add(c.hi, sh));
@@ -423,26 +463,24 @@ static int lz_cand(xe_cdp_lazy *z, lz_acc *a, lz_tail *tm, int64_t mm, double ad
         return 0;
     }
     double val = part;
-    if (has_tail) {
-        if (tm->j != tail_hi) {
-            tm->j = tail_hi;
-            tm->exact = lz_peek(z, kind, s, tail_hi, mm, &tm->e, &tm->lb, &tm->lbhi, &pos);
-        }
-        if (!tm->exact) {
-            if (!(part + tm->lb < a->best)) {
-                lz_aside(a, part + tm->lb, hi < tm->lbhi ? hi : tm->lbhi);
+    if (has_tail) { /* the same scan of the tail's cache, at m */
+        const lz_vec *tv = &z->v[tat];
+        int j = tv->n - 1;
+        for (; j >= 0 && tv->e[j].hi >= mm; j--)
+            if (!(part + tv->lbs[j] < a->best)) {
+                lz_aside(a, part + tv->lbs[j], hi < tv->e[j].hi ? hi : tv->e[j].hi);
                 return 0;
             }
-            if (lz_query(z, kind, s, tail_hi, mm, a->best - part, &tm->e)) return -1;
-            if (tm->e.lbnd) {
-                tm->lb = tm->e.cost;
-                tm->lbhi = tm->e.hi;
-                lz_aside(a, part + tm->lb, hi < tm->lbhi ? hi : tm->lbhi);
+        lz_ent t;
+        if (j + 1 < tv->n && tv->e[j + 1].lo <= mm && !tv->e[j + 1].lbnd) {
+            t = tv->e[j + 1];
+        } else {
+            if (lz_query(z, kind, s, tail_hi, mm, a->best - part, &t)) return -1;
+            if (t.lbnd) {
+                lz_aside(a, part + t.cost, hi < t.hi ? hi : t.hi);
                 return 0;
             }
-            tm->exact = 1;
         }
-        const lz_ent t = tm->e;
         if (t.lo > lo) lo = t.lo;
         if (t.hi < hi) hi = t.hi;
         val = t.cost == INFINITY ? INFINITY : part + t.cost;
@@ -478,7 +516,6 @@ static int lz_cands(xe_cdp_lazy *z, lz_acc *a, int kind, int s, int tt, int64_t 
     }
     double fcost = 0.0;
     int64_t req_hold = 0, req_free = 0;
-    lz_tail tmh = {INT_MIN, 0, {0, 0, 0.0, 0, 0}, 0.0, 0}, *tm = &tmh;
     for (int sp = s + 1; sp <= tt; sp++) {
         cdp_sweep_step(m, s, sp, tt, &fcost, &req_hold, &req_free);
         if (req_free > mm) { /* this and every later sweep needs more than m */
@@ -495,20 +532,20 @@ static int lz_cands(xe_cdp_lazy *z, lz_acc *a, int kind, int s, int tt, int64_t 
             break;
         }
         int hold = kind == 0 || cdp_has_work(m, s + 1, sp - 1);
-        if ((all || only == sp) && lz_cand(z, a, tm, mm, fcost, 0, sp, tt, hold ? As : 0, kind, s, sp - 1, hold,
+        if ((all || only == sp) && lz_cand(z, a, mm, fcost, 0, sp, tt, hold ? As : 0, kind, s, sp - 1, hold,
                                            hold ? req_hold : req_free, sp))
             return -1;
         if (hold && park && (all || only == sp + XE_CDP_OFF) &&
-            lz_cand(z, a, tm, mm, fcost + m->OC[s + 1], 0, sp, tt, 0, kind, s, sp - 1, 1, req_free, sp + XE_CDP_OFF))
+            lz_cand(z, a, mm, fcost + m->OC[s + 1], 0, sp, tt, 0, kind, s, sp - 1, 1, req_free, sp + XE_CDP_OFF))
             return -1;
         if (sp < tt) {
             hold = kind == 0 || cdp_has_work(m, s + 1, sp);
             if ((all || only == -10 - sp) &&
-                lz_cand(z, a, tm, mm, fcost, 1, sp, tt, hold ? As : 0, kind, s, sp, hold, hold ? req_hold : req_free,
+                lz_cand(z, a, mm, fcost, 1, sp, tt, hold ? As : 0, kind, s, sp, hold, hold ? req_hold : req_free,
                         -10 - sp))
                 return -1;
             if (hold && park && (all || only == -10 - sp - XE_CDP_OFF) &&
-                lz_cand(z, a, tm, mm, fcost + m->OC[s + 1], 1, sp, tt, 0, kind, s, sp, 1, req_free,
+                lz_cand(z, a, mm, fcost + m->OC[s + 1], 1, sp, tt, 0, kind, s, sp, 1, req_free,
                         -10 - sp - XE_CDP_OFF))
                 return -1;
         }

@@ -18,7 +18,9 @@ static void help(FILE *f)
             "Runs one training step of MODEL exactly as SCHEDULE.json says (computes,\n"
             "recomputations, copies, frees) with oneDNN on CPU devices, each device a oneDNN\n"
             "engine with its own thread count and a memory pool that refuses to go over the\n"
-            "device's budget (the budgets the schedule file states, else the devices'). Prints\n"
+            "device's budget (the budgets the schedule file states, else the devices'; --budget\n"
+            "sets the first device's). A schedule the simulator rejects for anything but memory\n"
+            "(a node never computed, an input not resident, ...) is refused before it runs. Prints\n"
             "per device the measured time and peak next to the simulator's prediction from\n"
             "the instance's costs (give the profiled ones with --costs) and the error.\n"
             "\n"
@@ -64,6 +66,22 @@ static double grad_diff(const xe_net *net, const xe_exec_data *a, const xe_exec_
         if (mx > 0 && diff / mx > worst) worst = diff / mx;
     }
     return worst;
+}
+
+/* The simulator's verdict on s with every budget lifted (bytes: INT64_MAX / 4), so that
+ * only the event rules count (inputs resident, every node computed, ...): XE_OK, or
+ * XE_EINVAL with err set. Over-budget schedules are left to the pools (exit 3). */
+static int check_events(xe_instance *in, const xe_schedule *s, xe_err *err)
+{
+    int64_t saved[XE_MAX_DEV];
+    for (int d = 0; d < in->ndev; d++) {
+        saved[d] = in->dev[d].budget;
+        in->dev[d].budget = INT64_MAX / 4;
+    }
+    xe_sim_result r;
+    int rc = xe_sim_run(in, s, &r, err);
+    for (int d = 0; d < in->ndev; d++) in->dev[d].budget = saved[d];
+    return rc;
 }
 
 static void print_result(const xe_instance *in, const xe_exec_result *r)
@@ -143,8 +161,22 @@ int xe_cli_run(int argc, char **argv)
     xe_schedule_claims claims;
     int rc = xe_io_read_schedule_claims(path, m.inst, &s, &claims, &err);
     if (rc) goto fail;
-    for (int d = 0; d < m.inst->ndev; d++)
-        if (claims.budget[d] > 0) m.inst->dev[d].budget = claims.budget[d];
+    printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
+    xe_cli_batch_note(&io, taken, stated);
+    if ((rc = check_events(m.inst, &s, &err))) {
+        fprintf(stderr, "xengine: error: %s: invalid schedule: %s\n", path, err.msg);
+        goto fail_printed;
+    }
+    for (int d = 0; d < m.inst->ndev; d++) {
+        if (claims.budget[d] <= 0) continue;
+        if (d == 0 && io.budget) { /* --budget wins over the file's */
+            if (claims.budget[d] != m.inst->dev[d].budget)
+                printf("note: the file states a budget of %lld B for %s; the pool uses %lld B (--budget)\n",
+                       (long long)claims.budget[d], m.inst->dev[d].name, (long long)m.inst->dev[d].budget);
+            continue;
+        }
+        m.inst->dev[d].budget = claims.budget[d];
+    }
     xe_exec_opts o;
     xe_exec_opts_default(&o);
     o.seed = seed;
@@ -152,8 +184,6 @@ int xe_cli_run(int argc, char **argv)
     o.repeat = repeat;
     memcpy(o.threads, m.threads, sizeof o.threads);
     if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
-    printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
-    xe_cli_batch_note(&io, taken, stated);
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
     if (rc && !res.sim_valid) { /* one line: the schedule, the executor's error, the simulator's reason */
         fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)\n", path, err.msg,

@@ -3,7 +3,9 @@
 #   profile -> costs file -> solve reads it (round trip through the planner) -> simulate
 #   agrees -> run executes the plan: measured peak = the simulator's, the prediction is
 #   the plan's own total, gradients equal a keep-everything run -> a schedule whose
-#   stated budget is too small is refused by the pool (exit 3), nothing silently run.
+#   stated budget is too small is refused by the pool (exit 3), nothing silently run; a
+#   schedule the simulator rejects for its events is refused before it runs (exit 2);
+#   --budget sets the first device's pool.
 set -u
 xe=${1:?usage: exec_run.sh PATH_TO_XENGINE}
 root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -59,6 +61,25 @@ check "batch-2 plan solves" test $? -eq 0
 check "batch-2 plan at batch 4 exits 3" test $? -eq 3
 check "batch-2 plan at batch 4: one error line" \
   test "$(wc -l <"$tmp/b4.err")" -eq 1 -a "$(grep -c '^xengine: error: .*over the budget.*the simulator rejects' "$tmp/b4.err")" -eq 1
+
+# a schedule cut in half (every event kept valid, later nodes never computed): refused
+# before anything runs, exit 2, one line naming the file and the node (it ran, exit 0,
+# with a warning and a prediction of -1 s, before 2026-12-01)
+total=$(grep -c '^ *{"op"' "$tmp/plan.json")
+awk -v keep=$((total / 2)) '/"events"/ { ev = 1 } /^ *\{"op"/ { if (++k > keep) next; if (k == keep) sub(/,$/, "") }
+  ev && /^  \],?$/ { print "  ]"; print "}"; exit } { print }' "$tmp/plan.json" >"$tmp/half.json"
+"$xe" run "$model" "$tmp/half.json" --devices "$devs" --costs "$tmp/costs.json" >"$tmp/half.out" 2>"$tmp/half.err"
+check "half a schedule exits 2" test $? -eq 2
+check "half a schedule: one line naming the file and a node never computed" \
+  test "$(wc -l <"$tmp/half.err")" -eq 1 -a "$(grep -c "^xengine: error: $tmp/half.json: invalid schedule: node .* was never computed" "$tmp/half.err")" -eq 1
+check "half a schedule: nothing run (no result table)" test "$(grep -c '^total: measured' "$tmp/half.out")" -eq 0
+
+# --budget sets the first device's pool (it was ignored for the file's before 2026-12-01):
+# at 1 B the pool refuses the first compute, exit 3, and a note says which budget won
+"$xe" run "$model" "$tmp/plan.json" --devices "$devs" --costs "$tmp/costs.json" --budget 1B >"$tmp/b1.out" 2>"$tmp/b1.err"
+check "run --budget 1B exits 3" test $? -eq 3
+check "run --budget 1B: the pool's budget is 1 B" grep -q 'device cpu1: allocating .* over the budget of 1 B' "$tmp/b1.err"
+check "run --budget 1B: note on the file's budget" grep -q '^note: the file states a budget of [0-9]* B for cpu1; the pool uses 1 B (--budget)' "$tmp/b1.out"
 
 # budgets the schedule file states must be byte counts: refused, exit 2, one line
 for bad in -5 '"abc"' 1e300 2.5; do

@@ -53,6 +53,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     int *perm = NULL;            /* node k of in2 is node perm[k] of in */
     xe_stages heur2 = {0};       /* the portfolio's schedule in that order */
     double lb_index = INFINITY;  /* once reordered: the stage bound of the index order */
+    xe_plan_aside aside = {.cost = INFINITY}; /* a low-peak order's schedule under 1% cheaper */
+    double t_aside = 0;
     int rc;
 
     /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b;
@@ -123,8 +125,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double t_one = hrc == XE_OK && isfinite(ht.first_at) ? ht.first_at : t_heur - t_h0;
     rc = xe_plan_stopped(o) ? 0
                             : xe_plan_reorder_phase(in, o, res, h_deadline, ro_s, t_one, best_cost, &in2, perm,
-                                                    &heur2, &which, err);
+                                                    &heur2, &which, &aside, err);
     if (rc < 0) goto out;
+    if (aside.events.len) { /* the cheapest schedule in hand from now on */
+        t_aside = xe_now() - t_start;
+        xe_plan_trace(res, t_aside, aside.cost);
+    }
     if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;
 
@@ -444,6 +450,25 @@ out:
         res->name = "none";
         res->bound = lb;
     }
+    /* the low-peak order's schedule kept aside, when nothing later beat it: the bound then
+     * covers that order's stage schedules too */
+    if (rc == XE_OK && aside.events.len && aside.cost < res->objective * (1 - 1e-12)) {
+        xe_stages_clear(&res->sol);
+        xe_schedule_clear(&res->events);
+        res->events = aside.events;
+        memset(&aside.events, 0, sizeof aside.events);
+        res->events_objective = res->objective = aside.cost;
+        res->name = aside.which;
+        res->reordered = 1;
+        res->peak_order = aside.peak;
+        res->time_best = t_aside;
+        res->bound = fmin(fmin(fmin(lb, lb_index), aside.bound), aside.cost);
+        res->gap = xe_plan_rel_gap(aside.cost, res->bound);
+        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+        res->infeasible = 0;
+        if (!res->optimal && res->milp_status == XE_MILP_OPTIMAL) res->milp_status = XE_MILP_FEASIBLE;
+    }
+    xe_schedule_clear(&aside.events);
     res->time_total = xe_now() - t_start;
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);

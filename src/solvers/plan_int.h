@@ -105,9 +105,19 @@ int xe_plan_chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan
 
 /* plan_order.c */
 double xe_plan_reorder_margin(const xe_plan_opts *o);
+/* A low-peak order's schedule cheaper than the graph order's, but not by the margin that
+ * makes the later phases plan in it (xe_plan_reorder_phase): kept aside as an event list
+ * in the original node ids, and returned when nothing later beats it. */
+typedef struct xe_plan_aside {
+    xe_schedule events; /* owned; len 0: none */
+    double cost;        /* seconds (INFINITY: none) */
+    double bound;       /* seconds: xe_bound_stage of that order's instance */
+    const char *which;  /* the portfolio member that found it */
+    int64_t peak;       /* bytes: that order's no-recomputation peak */
+} xe_plan_aside;
 int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double h_deadline,
                           double seconds, double t_portfolio, double best_cost, xe_instance **in2, int *perm,
-                          xe_stages *heur2, const char **which2, xe_err *err);
+                          xe_stages *heur2, const char **which2, xe_plan_aside *aside, xe_err *err);
 int xe_plan_more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
                         xe_instance **in2, int *perm, xe_stages *heur2, const char **which2, xe_err *err);
 void xe_plan_adopt_order(const xe_instance *in2, const xe_stages *st, const char *name, double t_start,

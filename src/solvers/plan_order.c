@@ -88,7 +88,7 @@ static int order_candidate(const xe_instance *in, uint64_t seed, double deadline
  * failure). */
 int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double h_deadline,
                          double seconds, double t_portfolio, double best_cost, xe_instance **in2, int *perm,
-                         xe_stages *heur2, const char **which2, xe_err *err)
+                         xe_stages *heur2, const char **which2, xe_plan_aside *aside, xe_err *err)
 {
     int n = in->g->n;
     *in2 = NULL;
@@ -175,10 +175,33 @@ int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
      * on its cheapest device: optimal over all schedules */
     double margin = xe_plan_reorder_margin(o);
     int take = isfinite(c) && (c < best_cost * (1 - margin) || (c < best_cost && c <= once * (1 + 1e-12)));
+    /* cheaper, but not by the margin: kept aside (an event list in in's node ids) and
+     * returned if nothing later beats it; before 2026-12-01 it was dropped, and `auto`
+     * could write a dearer schedule than this row showed */
+    int keep = !take && c < best_cost * (1 - 1e-12);
+    if (keep) {
+        xe_schedule_clear(&aside->events);
+        xe_err e2 = {{0}};
+        int crc = xe_stages_to_schedule(*in2, heur2, &aside->events, &e2);
+        if (crc) {
+            xe_stages_clear(heur2);
+            xe_instance_free(*in2);
+            *in2 = NULL;
+            return xe_err_set(err, crc, "plan: low-peak order's schedule: %s", e2.msg);
+        }
+        xe_schedule_unpermute(&aside->events, perm);
+        aside->cost = c;
+        aside->bound = xe_bound_stage(*in2);
+        aside->which = w;
+        aside->peak = res->peak_order;
+    }
     snprintf(res->reorder_status, sizeof res->reorder_status,
              "%s (%d low-peak order%s; peak %.1f%% of the graph order's)",
-             !isfinite(c) ? "no schedule found" : take ? "valid, planned in it" : "valid, not cheaper", tried,
-             tried == 1 ? "" : "s", 100.0 * (double)res->peak_order / (double)peak);
+             !isfinite(c)  ? "no schedule found"
+             : take        ? "valid, planned in it"
+             : keep        ? "valid, cheaper by under 1%, kept aside"
+                           : "valid, not cheaper",
+             tried, tried == 1 ? "" : "s", 100.0 * (double)res->peak_order / (double)peak);
     xe_plan_emit_heur(o, res, "reorder", res->reorder_status, c, xe_now() - t0);
     if (!take && !isfinite(c) && !isfinite(best_cost))
         return 2; /* neither order has a schedule: *in2 stays for the restarts and descent */

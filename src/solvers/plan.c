@@ -138,10 +138,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * for a tenth of the time left (of its default without a limit in heuristic mode;
      * where it finds a schedule it mostly takes milliseconds, so a larger share would only
      * lengthen the failures; random_layered_n250 at 60% takes 1.2-1.5 s); at least
-     * min(2 s, a quarter of the limit), at most what is
-     * left */
+     * min(2 s, a quarter of the limit) even once the limit has passed, since nothing is
+     * in hand (before 2026-12-01 at most what was left: 0.01 s after a failing portfolio
+     * had used up a 1-s limit, and no schedule), at most what is left otherwise */
     if (!best && !o->no_pebbling && in->ndev == 1 && !xe_plan_stopped(o)) {
-        double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_PEBBLE_DEFAULT_S, 0.01);
+        double least = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
+        double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_PEBBLE_DEFAULT_S, least);
         int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
         if (a < 0) {
             rc = a;
@@ -153,8 +155,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no
      * stage schedule, or only recompute-all's): up to XE_PORTFOLIO_RANDOM_S, at most a
      * quarter of the limit, half in heuristic mode; the cheaper schedule stays */
-    if (cur == in && (hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur) &&
-        !xe_plan_stopped(o)) {
+    int restarts = cur == in && (hrc != XE_OK || !strcmp(which, "recompute-all")) && (!best || best == &heur);
+    if (restarts && xe_plan_passed(o, t_start)) {
+        xe_plan_emit_not_run(o, res, "greedy-random", NAN, NAN);
+    } else if (restarts) {
         double rand_share = o->mode == XE_PLAN_HEURISTIC ? 0.5 : 0.25;
         double rand_s = o->time_limit > 0 ? fmin(XE_PORTFOLIO_RANDOM_S, rand_share * o->time_limit)
                                           : XE_PORTFOLIO_RANDOM_S;
@@ -206,7 +210,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     /* 1d. no stage schedule in either order, not even from the restarts: further
      * low-peak orders (docs/reorder.md) */
-    if (!best && in2 && !o->feasibility && !xe_plan_stopped(o)) {
+    if (!best && in2 && !o->feasibility && xe_plan_passed(o, t_start)) {
+        xe_plan_emit_not_run(o, res, "orders", NAN, NAN);
+    } else if (!best && in2 && !o->feasibility) {
         double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_MORE_ORDERS_DEFAULT_S, 0.01);
         rc = xe_plan_more_orders(in, o, res, lim, &in2, perm, &heur2, &which, err);
         if (rc < 0) goto out;
@@ -218,7 +224,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* 1c. budget descent when no start fits (auto, lns; docs/lns.md "Budget descent"):
      * up to 60% of the time; the phases below share what it leaves */
     int descent = !best && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
-    if (descent && xe_plan_stopped(o)) {
+    if (descent && xe_plan_passed(o, t_start)) {
         xe_plan_emit_not_run(o, res, "descent", NAN, NAN);
     } else if (descent) {
         if (o->phase) o->phase(o->ctx, "descent");

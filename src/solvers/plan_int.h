@@ -72,6 +72,8 @@ double xe_plan_rel_gap(double objective, double bound);
 void xe_plan_trace(xe_plan_result *res, double t, double obj);
 /* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
 int xe_plan_stopped(const xe_plan_opts *o);
+/* 1 once the time limit has passed or the call was interrupted (no later phase starts). */
+int xe_plan_passed(const xe_plan_opts *o, double t_start);
 /* Seconds left of the call's time limit (negative once passed; 0 once interrupted). */
 double xe_plan_time_left(const xe_plan_opts *o, double t_start);
 /* A phase's seconds: frac of the time left (default_s without a limit), at least

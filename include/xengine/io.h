@@ -63,9 +63,11 @@ typedef struct xe_schedule_claims {
 } xe_schedule_claims;
 
 /* The batch size a schedule file states (its summary's "batch", written by `xengine
- * solve` for ONNX models) into *batch, 0 when it states none or the file cannot be read
- * as a schedule (the full read reports that). Always XE_OK. */
-int xe_io_schedule_batch(const char *path, int64_t *batch);
+ * solve` for ONNX models) into *batch, 0 when it states none (absent or null) or the file
+ * cannot be read as a schedule (the full read reports that): XE_OK. XE_EINVAL with err
+ * naming the file when it states one that is not a whole number from 1 to 10^9 (before
+ * 2026-12-01 such a value was ignored without a word). */
+int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err);
 /* xe_io_read_schedule and the file's claims (c) from one parse; c is filled once the
  * devices list has passed its checks. Errors as xe_io_read_schedule. */
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,

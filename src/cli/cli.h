@@ -95,7 +95,8 @@ int64_t xe_cli_net_batch(const xe_net *net);
 
 /* simulate/run of an ONNX model (o->graph) with a schedule file: *stated = the batch the
  * file states (xe_io_schedule_batch; 0: none). Without --batch, a stated batch becomes
- * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0. */
+ * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0; -1
+ * (the error printed) when the file states a batch that is not one. */
 int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated);
 
 /* The note for a stated batch (above) on stdout: taken from the file (taken = 1), or

@@ -172,7 +172,11 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
 {
     *stated = 0;
     if (!xe_cli_is_onnx(o->graph)) return 0;
-    xe_io_schedule_batch(schedule, stated);
+    xe_err err = {{0}};
+    if (xe_io_schedule_batch(schedule, stated, &err)) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        return -1;
+    }
     if (o->batch || *stated <= 0) return 0;
     snprintf(buf, cap, "%lld", (long long)*stated);
     o->batch = buf;

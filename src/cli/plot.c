@@ -630,7 +630,7 @@ int xe_cli_plot(int argc, char **argv)
     char bbuf[32];
     int64_t stated = 0;
     int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated); /* as simulate */
-    int code = xe_cli_load_instance(&io, &in);
+    int code = taken < 0 ? XE_EXIT_INPUT : xe_cli_load_instance(&io, &in);
     if (code) return code;
     xe_schedule s;
     xe_schedule_init(&s);

@@ -148,7 +148,7 @@ int xe_cli_run(int argc, char **argv)
     char bbuf[32];
     int64_t stated = 0;
     int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated);
-    int code = xe_cli_check_model(io.graph, "run");
+    int code = taken < 0 ? XE_EXIT_INPUT : xe_cli_check_model(io.graph, "run");
     if (!code && threads) code = xe_cli_check_threads(threads);
     if (!code) code = xe_cli_model_load(&io, threads, &m);
     if (code) return code;

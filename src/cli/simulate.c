@@ -65,7 +65,7 @@ int xe_cli_simulate(int argc, char **argv)
     char bbuf[32];
     int64_t stated = 0;
     int taken = xe_cli_batch_from_schedule(&io, path, bbuf, sizeof bbuf, &stated);
-    int code = xe_cli_load_instance(&io, &in);
+    int code = taken < 0 ? XE_EXIT_INPUT : xe_cli_load_instance(&io, &in);
     xe_cli_json js = {.command = "simulate", .exit_code = code, .graph = io.graph, .schedule = path};
     if (code) return json ? (xe_cli_print_json(stdout, &js), code) : code;
     xe_schedule s;

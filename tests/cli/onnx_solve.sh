@@ -125,5 +125,28 @@ else
   bad "simulate notes --batch 2 against the file's 4"
 fi
 
+# a stated batch that is not one is refused by simulate, plot and run (exit 2, one line
+# naming the file and the field; it was ignored without a word before 2026-12-01), and
+# null counts as absent
+for v in '"abc"' -1 0 1e12 32.5; do
+  sed "s/\"batch\": 4/\"batch\": $v/" "$tmp/b4.json" >"$tmp/bb.json"
+  for cmd in simulate plot run; do
+    extra=""
+    [ $cmd = plot ] && extra="--out-dir $tmp/plotdir"
+    "$xe" $cmd "$d/resnet18.onnx" "$tmp/bb.json" $extra >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(grep -c . "$tmp/stderr")" -eq 1 ] &&
+      grep -q "bb.json: summary.batch must be a whole number from 1 to 1000000000" "$tmp/stderr"; then
+      ok "$cmd refuses summary.batch $v"
+    else
+      bad "$cmd refuses summary.batch $v: exit $rc, $(cat "$tmp/stderr")"
+    fi
+  done
+done
+[ ! -e "$tmp/plotdir" ] && ok "plot made no directory for a bad batch" || bad "plot made $tmp/plotdir"
+sed 's/"batch": 4/"batch": null/' "$tmp/b4.json" >"$tmp/bb.json"
+"$xe" simulate "$d/resnet18.onnx" "$tmp/bb.json" --batch 4 --devices gpu+cpu --budget 50% >"$tmp/stdout" 2>"$tmp/stderr"
+if [ $? -eq 0 ] && ! grep -q '^note: .*batch' "$tmp/stdout"; then ok "summary.batch null counts as absent"; else bad "summary.batch null: $(cat "$tmp/stderr")"; fi
+
 echo "onnx_solve: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -45,7 +45,12 @@ int xe_io_check_writable(const char *path, xe_err *err)
                           S_ISLNK(cur.st_mode) ? "a symbolic link (the schedule would replace the link, not its target)"
                           : S_ISDIR(cur.st_mode) ? "a directory" : "not a regular file");
     /* a write-protected file is not replaced (as `cp` or `>` would refuse it: the rename
-     * alone would need only the directory's permission); root may write it anyway */
+     * alone would need only the directory's permission): no write bit at all, for
+     * everybody, root included (root could write it, and did before 2026-12-01), or no
+     * permission for this user */
+    if (exists && !(cur.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+        return xe_err_set(err, XE_EIO, "%s: is write-protected (mode %04o); refusing to replace it", path,
+                          (unsigned)(cur.st_mode & 07777));
     if (exists && access(path, W_OK) != 0)
         return xe_err_set(err, XE_EIO, "%s: cannot write: %s", path, strerror(errno));
     const char *slash = strrchr(path, '/');

@@ -279,10 +279,15 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
     g = NULL; /* owned by the instance now */
     if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
     if ((rc = xe_instance_validate(*out, &err))) {
-        /* name the file the bad costs came from */
+        /* name the file the bad costs came from: the costs file, else the graph's costs as
+         * a devices file scales them (its time_unit, speeds and links) */
         char msg[sizeof err.msg];
         snprintf(msg, sizeof msg, "%s", err.msg);
-        xe_err_set(&err, rc, "%s: %s", o->costs ? o->costs : o->graph, msg);
+        if (o->costs || is_preset(dev))
+            xe_err_set(&err, rc, "%s: %s", o->costs ? o->costs : o->graph, msg);
+        else
+            xe_err_set(&err, rc, "%s: %s (the graph's costs scaled by the devices file %s: its time_unit, speed "
+                                 "or link)", o->graph, msg, dev);
         goto fail;
     }
     if (net_out && map_out) { /* handed over */

@@ -155,10 +155,15 @@ static int put_file(plot_run *pr, const char *name, const tbuf *b)
         free(path);
         return XE_EXIT_USAGE;
     }
-    if (xe_io_write_atomic(path, b->p ? b->p : "", b->len, &err) != XE_OK) {
+    if (xe_io_check_writable(path, &err) != XE_OK) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         free(path);
         return XE_EXIT_USAGE; /* an unwritable --out-dir, as for solve's -o */
+    }
+    if (xe_io_write_atomic(path, b->p ? b->p : "", b->len, &err) != XE_OK) {
+        fprintf(stderr, "xengine: error: %s\n", err.msg);
+        free(path);
+        return XE_EXIT_INTERNAL; /* the write itself failed (a full disk): as solve's */
     }
     pr->written[pr->nwritten++] = path;
     return XE_EXIT_OK;
@@ -492,9 +497,11 @@ static int draw(plot_run *pr, const char *prog, const char *name, char *tmp, siz
 
 /* ---- the command ----------------------------------------------------------------------- */
 
-static int make_dir(const char *dir)
+/* *made = 1 when the directory was made here (removed again if the plot fails). */
+static int make_dir(const char *dir, int *made)
 {
     struct stat st;
+    *made = 0;
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode)) return XE_EXIT_OK;
         fprintf(stderr, "xengine: error: %s: --out-dir exists and is not a directory\n", dir);
@@ -504,6 +511,7 @@ static int make_dir(const char *dir)
         fprintf(stderr, "xengine: error: %s: cannot make the --out-dir: %s\n", dir, strerror(errno));
         return XE_EXIT_USAGE;
     }
+    *made = 1;
     return XE_EXIT_OK;
 }
 
@@ -652,13 +660,15 @@ int xe_cli_plot(int argc, char **argv)
         fprintf(stderr, "xengine: error: %s: the schedule has no events\n", path);
         code = XE_EXIT_INPUT;
     }
-    if (!code) code = make_dir(dir);
+    int made = 0;
+    if (!code) code = make_dir(dir, &made);
     if (!code) {
         plot_run pr = {.in = in, .s = &s, .res = &r, .trace = trace, .dir = dir, .fmt = fmt,
                        .input = {io.graph, path, io.devices, io.costs}};
         code = plot_all(&pr, prog);
         if (code) {
             remove_written(&pr);
+            if (made) rmdir(dir); /* empty again: a failed plot leaves nothing behind */
         } else {
             xe_cli_claims_notes(&io, in, &c, &r, taken, stated);
             printf("xengine plot: %s: %d events, %d devices; wrote %d files:\n", path, s.len, in->ndev, pr.nwritten);

@@ -5,7 +5,7 @@
 set -u
 xe=${1:?usage: plot.sh PATH_TO_XENGINE}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0 passes=0
 ok() { passes=$((passes + 1)); echo "ok   $1"; }
 bad() { fails=$((fails + 1)); echo "FAIL $1"; }
@@ -152,6 +152,22 @@ grep -q "note: batch 2, the one the schedule file was planned for" "$tmp/out" &&
 want=$("$xe" simulate "$m" "$tmp/r18.json" --devices gpu+cpu --budget 50% --json | grep -o '"peak_bytes": *[0-9]*' | head -n 1 | grep -o '[0-9]*$')
 got=$(awk '!/^#/ && $3 > mx {mx = $3} END {print mx + 0}' "$tmp/onnx/mem_0.dat")
 check "onnx: plotted GPU peak = simulate's peak at the file's batch" "$got" "$want"
+
+# ---- a full disk ----------------------------------------------------------------------
+# a 4 KiB tmpfs (where this user may mount one: root): the data files cannot be written,
+# exit 5 as for solve (1, a usage error, before 2026-12-01), and the --out-dir the plot
+# made is removed again (it was left behind, empty)
+mkdir "$tmp/full"
+if mount -t tmpfs -o size=4k tmpfs "$tmp/full" 2>/dev/null; then
+  dd if=/dev/zero of="$tmp/full/fill" bs=1k count=4 2>/dev/null
+  "$xe" plot "$g" "$s" "${inst[@]}" --out-dir "$tmp/full/p" >"$tmp/out" 2>"$tmp/err"
+  check "full disk: exit 5" "$?" 5
+  check "full disk: one error line" "$(grep -c 'No space left on device' "$tmp/err")" 1
+  check "full disk: no --out-dir left" "$(ls "$tmp/full")" fill
+  umount "$tmp/full"
+else
+  echo "skip full disk: this user cannot mount a tmpfs"
+fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -124,11 +124,11 @@ void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r);
  * executed (searched in PATH when it has no slash). xe_cli_gnuplot_run: runs `prog
  * [-e "outfile='OUT'"] SCRIPT` (no -e when out is NULL) in dir (the current directory
  * when NULL), its output captured; XE_EXIT_OK when it exited 0, else one error line on
- * stderr naming dir/script and the line of gnuplot's output that names the error, and
- * XE_EXIT_INTERNAL. */
+ * stderr naming `shown` (dir/script when NULL; the image when the script is temporary)
+ * and the line of gnuplot's output that names the error, and XE_EXIT_INTERNAL. */
 const char *xe_cli_gnuplot_prog(void);
 int xe_cli_gnuplot_found(const char *prog);
-int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out);
+int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown);
 
 /* Formats bytes as "3.06 GiB" into buf. */
 const char *xe_cli_bytes(int64_t b, char *buf, size_t cap);

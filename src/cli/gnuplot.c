@@ -34,7 +34,7 @@ int xe_cli_gnuplot_found(const char *prog)
     return 0;
 }
 
-int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out)
+int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown)
 {
     int pipefd[2];
     if (pipe(pipefd) != 0) {
@@ -89,11 +89,12 @@ int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, co
         if (*l) line = l;
         if (strstr(l, "rror")) break;
     }
+    const char *d = shown ? "" : dir ? dir : "", *sep = !shown && dir ? "/" : "", *f = shown ? shown : script;
     if (WIFEXITED(status))
-        fprintf(stderr, "xengine: error: %s%s%s: gnuplot (%s) exited with status %d%s%s\n", dir ? dir : "",
-                dir ? "/" : "", script, prog, WEXITSTATUS(status), *line ? ": " : "", line);
+        fprintf(stderr, "xengine: error: %s%s%s: gnuplot (%s) exited with status %d%s%s\n", d, sep, f, prog,
+                WEXITSTATUS(status), *line ? ": " : "", line);
     else
-        fprintf(stderr, "xengine: error: %s%s%s: gnuplot (%s) was killed by signal %d\n", dir ? dir : "",
-                dir ? "/" : "", script, prog, WTERMSIG(status));
+        fprintf(stderr, "xengine: error: %s%s%s: gnuplot (%s) was killed by signal %d\n", d, sep, f, prog,
+                WTERMSIG(status));
     return XE_EXIT_INTERNAL;
 }

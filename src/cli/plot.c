@@ -492,7 +492,7 @@ static int draw(plot_run *pr, const char *prog, const char *name, char *tmp, siz
     char script[64];
     snprintf(script, sizeof script, "%s.gp", name);
     snprintf(tmp, tmpcap, "%s.%s.tmp.%ld", name, pr->fmt, (long)getpid());
-    return xe_cli_gnuplot_run(prog, pr->dir, script, tmp);
+    return xe_cli_gnuplot_run(prog, pr->dir, script, tmp, NULL);
 }
 
 /* ---- the command ----------------------------------------------------------------------- */

@@ -239,7 +239,7 @@ static int write_plot(const char *out, const char *model, int64_t peak, const po
         fprintf(stderr, "xengine: error: %s: cannot write its gnuplot script\n", out);
         code = XE_EXIT_INTERNAL;
     }
-    if (!code) code = xe_cli_gnuplot_run(xe_cli_gnuplot_prog(), NULL, script, NULL);
+    if (!code) code = xe_cli_gnuplot_run(xe_cli_gnuplot_prog(), NULL, script, NULL, out); /* its script is temporary */
     if (!code && rename(tmpimg, out) != 0) {
         fprintf(stderr, "xengine: error: %s: cannot rename the plot into place\n", out);
         code = XE_EXIT_INTERNAL;
@@ -692,6 +692,15 @@ static int sweep_parse(int argc, char **argv, opts *op)
         if (n < 4 || (strcasecmp(op->plot + n - 4, ".png") && strcasecmp(op->plot + n - 4, ".svg"))) {
             fprintf(stderr, "xengine: error: --plot: '%s' must end in .png or .svg\n", op->plot);
             return XE_EXIT_USAGE;
+        }
+        /* before the sweep, as plot does: it used to run the whole sweep, write --csv and
+         * then fail naming gnuplot's temporary script */
+        const char *prog = xe_cli_gnuplot_prog();
+        if (!xe_cli_gnuplot_found(prog)) {
+            fprintf(stderr, "xengine: error: %s: gnuplot not found (looked for '%s'%s); install it (Debian: "
+                            "gnuplot-nox) or set XE_GNUPLOT\n",
+                    op->plot, prog, strchr(prog, '/') ? "" : " in PATH");
+            return XE_EXIT_INTERNAL;
         }
     }
     if (!op->max_batch && sweep_points(op) > MAX_POINTS) {

@@ -173,5 +173,21 @@ else
   echo "skip n100 sweep: $n100 not found"
 fi
 
+# --plot without gnuplot: refused before the sweep (exit 5, one line naming the image),
+# nothing written; it used to sweep, write --csv and then name gnuplot's temporary script
+XE_GNUPLOT=/nonexistent "$xe" sweep tests/data/tiny_graph.json --csv "$tmp/ng.csv" --plot "$tmp/ng.png" -q \
+  >/dev/null 2>"$tmp/err"
+check "no gnuplot: exit 5" "$?" 5
+check "no gnuplot: one line naming the image" \
+  "$(grep -c "^xengine: error: $tmp/ng.png: gnuplot not found (looked for '/nonexistent')" "$tmp/err")" 1
+check "no gnuplot: nothing written" "$(ls "$tmp" | grep -c '^ng\.')" 0
+# gnuplot failing: the error names the image, not the temporary script
+printf '#!/bin/sh\necho "line 3: some error" >&2\nexit 1\n' >"$tmp/fakegp"
+chmod +x "$tmp/fakegp"
+XE_GNUPLOT=$tmp/fakegp "$xe" sweep tests/data/tiny_graph.json --plot "$tmp/fg.png" --time-limit 1 -q >/dev/null 2>"$tmp/err"
+check "gnuplot failing: exit 5" "$?" 5
+check "gnuplot failing: the error names the image" \
+  "$(grep -c "^xengine: error: $tmp/fg.png: gnuplot ($tmp/fakegp) exited with status 1: line 3: some error" "$tmp/err")" 1
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

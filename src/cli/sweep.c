@@ -518,7 +518,8 @@ static int sweep_max_batch(opts *o)
         ctx.r.budget_bytes[d] = in->dev[d].budget;
         ctx.r.budget_frac[d] = 0;
     }
-    char b1[32], b2[32];
+    char b1[32], b2[32], peak_col[24];
+    snprintf(peak_col, sizeof peak_col, "%.18s_peak", in->dev[so.swept].name); /* the swept device's */
     if (!o->json) {
         printf("xengine sweep --max-batch: %s: budgets fixed at", o->io.graph);
         for (int d = 0; d < in->ndev; d++)
@@ -526,7 +527,7 @@ static int sweep_max_batch(opts *o)
         printf(" (no-recomputation peak at batch %lld: %s); planner: %g s per probe\n", (long long)base_batch,
                xe_cli_bytes(peak, b2, sizeof b2), o->time_limit);
         printf("%-15s %10s %12s %14s %12s %14s %7s\n", "method", "max_batch", "cost_s", "ms_per_sample",
-               "gpu_peak", "planner_from", "probes");
+               peak_col, "planner_from", "probes");
         fflush(stdout);
     }
     xe_instance_free(in);
@@ -575,7 +576,9 @@ static int sweep_max_batch(opts *o)
     }
     if (!code && !o->json)
         printf("max_batch: largest batch whose step the method fits (binary search; '+': --batch-limit reached); "
-               "cost at that batch, replayed by the simulator\n");
+               "cost_s at that batch, replayed by the simulator; ms_per_sample = cost_s / max_batch; %s: the "
+               "swept device's peak there; probes: batches planned by the search\n",
+               peak_col);
     if (!code && o->csv) {
         text t;
         if (text_open(&t)) {

@@ -351,6 +351,31 @@ static void test_graph_not_a_graph(void **state)
     assert_graph_fails(DATA "bad/no_nodes.json", XE_EINVAL, "no nodes");
 }
 
+/* A field whose value is null counts as absent (docs/formats.md): "edges": null is a
+ * graph without edges, "format": null gives the message of a missing format. */
+static void test_graph_null_fields(void **state)
+{
+    const tmpdir *t = *state;
+    char path[256];
+    tmp_file(t, "null_edges.json", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"format\": \"xengine-graph\", \"nodes\": [{\"name\": \"a\", \"mem\": 4, \"cost\": 1}, "
+          "{\"name\": \"b\", \"mem\": 8, \"cost\": 2}], \"edges\": null}",
+          f);
+    fclose(f);
+    xe_graph *g = read_graph_ok(path);
+    assert_int_equal(g->n, 2);
+    assert_int_equal(g->m, 0);
+    xe_graph_free(g);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"format\": null, \"nodes\": [{\"name\": \"a\", \"mem\": 4, \"cost\": 1}]}", f);
+    fclose(f);
+    assert_graph_fails(path, XE_EPARSE, "not a graph file");
+    unlink(path);
+}
+
 /* ---- devices ------------------------------------------------------------------------ */
 
 static void test_read_devices(void **state)
@@ -720,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_graph_negative_size),
         cmocka_unit_test(test_graph_missing_field),
         cmocka_unit_test(test_graph_not_a_graph),
+        cmocka_unit_test(test_graph_null_fields),
         cmocka_unit_test(test_read_devices),
         cmocka_unit_test(test_devices_defaults),
         cmocka_unit_test(test_devices_bad_budget),

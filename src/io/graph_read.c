@@ -65,7 +65,7 @@ static int array_len(const char *path, const json_t *root, const char *key, int 
                      xe_err *err)
 {
     const json_t *a = json_object_get(root, key);
-    if (!a) return xe_err_set(err, XE_EPARSE, "%s: missing field \"%s\"", path, key);
+    if (!a || json_is_null(a)) return xe_err_set(err, XE_EPARSE, "%s: missing field \"%s\"", path, key);
     if (!json_is_array(a))
         return xe_err_set(err, XE_EPARSE, "%s: field \"%s\" must be an array", path, key);
     if (json_array_size(a) > (size_t)INT32_MAX / 4)
@@ -153,7 +153,8 @@ static int read_own(const char *path, const json_t *root, graph_parts *p, xe_err
     int rc = xe_json_get_str(path, "graph", root, "name", 1, &p->name, err);
     int n, m = 0;
     if (!rc) rc = array_len(path, root, "nodes", &n, err);
-    if (!rc && json_object_get(root, "edges")) rc = array_len(path, root, "edges", &m, err);
+    const json_t *je = json_object_get(root, "edges"); /* optional; null counts as absent */
+    if (!rc && je && !json_is_null(je)) rc = array_len(path, root, "edges", &m, err);
     if (!rc) rc = parts_alloc(p, n, m, path, err);
     if (rc) return rc;
 
@@ -446,7 +447,8 @@ int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
     int rc = xe_json_load(path, &root, err);
     if (rc) return rc;
     graph_parts p = {0};
-    if (json_object_get(root, "format")) {
+    const json_t *jf = json_object_get(root, "format");
+    if (jf && !json_is_null(jf)) {
         rc = xe_json_check_format(path, root, "xengine-graph", 1, err);
         if (!rc) rc = read_own(path, root, &p, err);
     } else if (json_object_get(root, "nodes") && json_object_get(root, "links")) {

@@ -39,7 +39,7 @@ int xe_json_check_format(const char *path, const json_t *root, const char *expec
                          int required, xe_err *err)
 {
     const json_t *f = json_object_get(root, "format");
-    if (!f) {
+    if (!f || json_is_null(f)) { /* null counts as absent (docs/formats.md) */
         if (!required) return XE_OK;
         return xe_err_set(err, XE_EPARSE, "%s: missing \"format\": \"%s\"", path, expected);
     }

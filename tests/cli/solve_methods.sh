@@ -37,6 +37,10 @@ rc=$?
 [ $rc -eq 0 ] && ok "heuristic: exit 0" || bad "heuristic: exit $rc"
 has "heuristic: objective" '"objective_s":0.00977012499999' "$tmp/out"
 has "heuristic: status" '"status":"heuristic only"' "$tmp/out"
+# where the cheap bound proves the schedule (the default budget: every node once on the
+# gpu), the JSON status says optimal, as the result line does ("heuristic only" before)
+"$xe" solve "$g" --heuristic-only --json -o "$tmp/h2.json" >"$tmp/out" 2>"$tmp/err"
+has "heuristic, proven by the cheap bound: status optimal" '"status":"optimal","exit_code":0' "$tmp/out"
 has "heuristic: the cheap bound" '"bound_s":0.00975' "$tmp/out"
 "$xe" solve "$g" --devices gpu+cpu --budget 3000 --method chen-sqrt --json -o "$tmp/c.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -492,7 +492,7 @@ static void test_costs_round_trip(void **state)
         }
     in->cost[3 * 2 + 1] = XE_NO_COST; /* relu1_grad cannot run on the cpu */
     xe_err err = {{0}};
-    assert_int_equal(xe_io_write_costs(path, in, &err), XE_OK);
+    assert_int_equal(xe_io_write_costs(path, in, 0, &err), XE_OK);
 
     xe_instance *back = tiny_instance(); /* all costs 0 */
     assert_int_equal(xe_io_read_costs(path, back, &err), XE_OK);

@@ -43,8 +43,15 @@ int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err);
  * names (by node name and device name); unknown names are XE_EINVAL. */
 int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err);
 
-/* Writes the costs of in (every node, every device, every ordered pair). */
-int xe_io_write_costs(const char *path, const xe_instance *in, xe_err *err);
+/* Writes the costs of in (every node, every device, every ordered pair); batch > 0: the
+ * batch size they were measured or modelled at, written as "batch" (0: none). */
+int xe_io_write_costs(const char *path, const xe_instance *in, int64_t batch, xe_err *err);
+
+/* The batch a costs file states ("batch"; written by `xengine profile` and `export-graph`
+ * for ONNX models) into *batch, 0 when it states none (absent or null) or cannot be read
+ * (xe_io_read_costs reports that): XE_OK; XE_EINVAL naming the file when it is not a whole
+ * number from 1 to 10^9. */
+int xe_io_costs_batch(const char *path, int64_t *batch, xe_err *err);
 
 /* Writes a schedule: devices, events (node by index and name, device by name) and,
  * when sum != NULL, a summary object (per-device peak, times, counts; extra key/values

@@ -278,6 +278,14 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
     }
     g = NULL; /* owned by the instance now */
     if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
+    if (o->costs && onnx) { /* costs measured at another batch are used as they are: say so */
+        int64_t cb = 0, mb = xe_cli_net_batch(net);
+        if ((rc = xe_io_costs_batch(o->costs, &cb, &err))) goto fail;
+        if (cb > 0 && mb > 0 && cb != mb)
+            fprintf(stderr, "xengine: warning: %s: the costs were measured at batch %lld; they are used as they "
+                            "are for batch %lld\n",
+                    o->costs, (long long)cb, (long long)mb);
+    }
     if ((rc = xe_instance_validate(*out, &err))) {
         /* name the file the bad costs came from: the costs file, else the graph's costs as
          * a devices file scales them (its time_unit, speeds and links) */

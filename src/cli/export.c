@@ -59,12 +59,17 @@ int xe_cli_export_graph(int argc, char **argv)
     if (!code) code = xe_cli_check_outputs_differ(out, "-o", costs_out, "--costs-out");
     if (code) return code;
     xe_instance *in = NULL;
-    if ((code = xe_cli_load_instance(&io, &in))) return code;
+    xe_net *net = NULL;
+    xe_train_map map = {0};
+    if ((code = xe_cli_load_instance_net(&io, "gpu+cpu", &net, &map, NULL, &in))) return code;
+    int64_t batch = net ? xe_cli_net_batch(net) : 0; /* written into --costs-out */
+    xe_net_free(net);
+    xe_train_map_clear(&map);
     if (xe_cli_is_onnx(io.graph))
         for (int v = 0; v < in->g->n; v++) in->g->nodes[v].cost = xe_cost(in, v, 0) * 1e3;
     xe_err err = {{0}};
     int rc = xe_io_write_graph(out, in->g, &err);
-    if (!rc && costs_out && (rc = xe_io_write_costs(costs_out, in, &err))) unlink(out); /* all or nothing */
+    if (!rc && costs_out && (rc = xe_io_write_costs(costs_out, in, batch, &err))) unlink(out); /* all or nothing */
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_instance_free(in);

@@ -95,7 +95,7 @@ int xe_cli_profile(int argc, char **argv)
     memcpy(po.threads, m.threads, sizeof po.threads);
     xe_err err = {{0}};
     int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err);
-    if (!rc) rc = xe_io_write_costs(out, m.inst, &err);
+    if (!rc) rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_cli_model_free(&m);

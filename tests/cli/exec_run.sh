@@ -26,6 +26,14 @@ check "profile exits 0" test $? -eq 0
 # every node of the 17-node training graph has a cost on both devices and a copy entry
 check "costs for all 17 nodes on both devices" test "$(grep -c '"cpu1": .*"cpu2": ' "$tmp/costs.json")" -eq 17
 check "copy entries both ways" grep -q '"cpu1->cpu2": .*"cpu2->cpu1": ' "$tmp/costs.json"
+# the batch they were measured at travels with the costs; used at another batch they are
+# taken as they are, with a warning (nothing said before 2026-12-01)
+pb=$(sed -n 's/^ *"batch": \([0-9]*\),*$/\1/p' "$tmp/costs.json")
+check "costs record their batch ($pb)" test -n "$pb"
+"$xe" solve "$model" --batch $((pb + 1)) --devices "$devs" --costs "$tmp/costs.json" --heuristic-only -q \
+  -o "$tmp/other.json" >/dev/null 2>"$tmp/other.err"
+check "costs at another batch: a warning" \
+  grep -q "^xengine: warning: $tmp/costs.json: the costs were measured at batch $pb; they are used as they are for batch $((pb + 1))$" "$tmp/other.err"
 
 "$xe" solve "$model" --devices "$devs" --costs "$tmp/costs.json" --budget 60% -q -o "$tmp/plan.json" >"$tmp/solve.out" 2>&1
 check "solve reads the profiled costs" test $? -eq 0

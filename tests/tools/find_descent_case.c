@@ -44,7 +44,7 @@ int main(int argc, char **argv)
                 printf("seed %llu, %d nodes, budget %lld B: stage optimum %g s, portfolio none, descent %g s\n",
                        (unsigned long long)seed, n, (long long)b, opt, res.objective);
                 xe_stages_clear(&res.sol);
-                if (xe_io_write_graph(argv[1], in->g, &err) || xe_io_write_costs(argv[2], in, &err)) {
+                if (xe_io_write_graph(argv[1], in->g, &err) || xe_io_write_costs(argv[2], in, 0, &err)) {
                     fprintf(stderr, "%s\n", err.msg);
                     return 1;
                 }

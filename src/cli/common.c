@@ -154,6 +154,10 @@ int xe_cli_is_onnx(const char *path)
 {
     size_t n = strlen(path);
     if (n >= 5 && strcasecmp(path + n - 5, ".onnx") == 0) return 1;
+    /* the first byte of a regular file only: a pipe (/dev/stdin, <(...)) would lose it,
+     * and its JSON was then read from the second byte on ("'[' or '{' expected") */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     int c = fgetc(f);

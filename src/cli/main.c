@@ -1,5 +1,6 @@
 /* xengine — command-line entry point: dispatches to the subcommands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -32,7 +33,48 @@ static void usage(FILE *f)
             "(also: gnuplot missing or failing in plot)\n");
 }
 
-int main(int argc, char **argv)
+/* argv with every "--name=value" after the command split into "--name" "value" (the
+ * commands parse the separate form only: "--budget=50%" was an unknown option). Into
+ * *out (malloc'd: the array and the names, recorded in *names to free; NULL when out of
+ * memory). */
+static char **split_long_opts(int argc, char **argv, int *out_argc, char ***names, int *nnames)
+{
+    char **v = malloc(sizeof *v * (size_t)(2 * argc + 1));
+    char **nm = malloc(sizeof *nm * (size_t)(argc + 1));
+    if (!v || !nm) {
+        free(v);
+        free(nm);
+        return NULL;
+    }
+    int k = 0, m = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        if (!eq || eq == argv[i] + 2) {
+            v[k++] = argv[i];
+            continue;
+        }
+        size_t len = (size_t)(eq - argv[i]);
+        char *name = malloc(len + 1);
+        if (!name) {
+            for (int j = 0; j < m; j++) free(nm[j]);
+            free(nm);
+            free(v);
+            return NULL;
+        }
+        memcpy(name, argv[i], len);
+        name[len] = '\0';
+        nm[m++] = name;
+        v[k++] = name;
+        v[k++] = (char *)(eq + 1);
+    }
+    v[k] = NULL;
+    *out_argc = k;
+    *names = nm;
+    *nnames = m;
+    return v;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -55,4 +97,20 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "profile")) return xe_cli_profile(argc - 1, argv + 1);
     fprintf(stderr, "xengine: error: unknown command '%s' (try 'xengine --help')\n", argv[1]);
     return XE_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int n = 0, nnames = 0;
+    char **names = NULL;
+    char **v = split_long_opts(argc, argv, &n, &names, &nnames);
+    if (!v) {
+        fprintf(stderr, "xengine: error: out of memory\n");
+        return XE_EXIT_INTERNAL;
+    }
+    int code = dispatch(n, v);
+    for (int i = 0; i < nnames; i++) free(names[i]);
+    free(names);
+    free(v);
+    return code;
 }

@@ -63,6 +63,15 @@ expect budget-hex 1 "budget \"0x1000\" is not a size" -- solve tests/data/tiny_g
 expect budget-inf 1 "budget \"inf\" is not a size" -- solve tests/data/tiny_graph.json --budget inf -o "$tmp/out.json"
 sed 's/"mem": 1000, "param_mem": 64/"mem": 9223372036854775807, "param_mem": 64/' tests/data/tiny_graph.json > "$tmp/huge.json"
 expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$tmp/huge.json" -o "$tmp/out.json"
+# --name=value is the same as --name value (an unknown option before 2026-12-01)
+"$xe" solve tests/data/tiny_graph.json --devices=gpu --budget=3000 --heuristic-only -q --output="$tmp/eq.json" >/dev/null 2>"$tmp/eq.err"
+"$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 --heuristic-only -q --output "$tmp/sp.json" >/dev/null 2>&1
+if [ -s "$tmp/eq.json" ] && cmp -s <(grep -v solve_time_s "$tmp/eq.json") <(grep -v solve_time_s "$tmp/sp.json"); then
+  passes=$((passes + 1)); echo "ok   long-options-with-equals"
+else
+  fails=$((fails + 1)); echo "FAIL long-options-with-equals: $(cat "$tmp/eq.err")"
+fi
+rm -f "$tmp/eq.json" "$tmp/sp.json"
 # a graph read from a pipe: read once (the format sniff took its first byte before
 # 2026-12-01: "'[' or '{' expected near end of file")
 if cat tests/data/tiny_graph.json | "$xe" solve /dev/stdin --heuristic-only -q -o "$tmp/pipe.json" >/dev/null 2>"$tmp/pipe.err" &&

@@ -425,6 +425,8 @@ int xe_cli_solve(int argc, char **argv)
     po.progress = 1;
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
+    int heur_flag = 0, method_given = 0, ks_on = 0, ks_off = 0, quiet = 0; /* for contradictions */
+    const char *out_seen = NULL; /* the -o met so far (out: the last one, for usage errors) */
     const char *method = "auto";
     json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too, */
     for (int i = 1; i + 1 < argc; i++)            /* with -o's path */
@@ -443,12 +445,15 @@ int xe_cli_solve(int argc, char **argv)
             no_start = 1;
         } else if (!strcmp(a, "--knapsack-rows")) {
             po.knapsack = 1;
+            ks_on = 1;
         } else if (!strcmp(a, "--no-knapsack-rows")) {
             po.knapsack = 0;
+            ks_off = 1;
         } else if (!strcmp(a, "--heuristic-only")) {
-            heur_only = 1;
+            heur_only = heur_flag = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             po.progress = 0;
+            quiet = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strcmp(a, "--json")) {
@@ -459,6 +464,7 @@ int xe_cli_solve(int argc, char **argv)
                 return usage_exit(json, io.graph, out);
             }
             method = argv[++i];
+            method_given = 1;
             if (strcmp(method, "auto") && strcmp(method, "milp") && strcmp(method, "lns") &&
                 strcmp(method, "heuristic") && !xe_cli_is_baseline(method)) {
                 fprintf(stderr, "xengine: error: --method: unknown method '%s' (try --help)\n", method);
@@ -473,7 +479,11 @@ int xe_cli_solve(int argc, char **argv)
             }
             const char *v = argv[++i];
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-                out = v;
+                if (out_seen && strcmp(out_seen, v)) {
+                    fprintf(stderr, "xengine: error: two outputs given: '%s' and '%s' (one -o)\n", out_seen, v);
+                    return usage_exit(json, io.graph, out);
+                }
+                out = out_seen = v;
                 continue;
             }
             double x = 0;
@@ -499,6 +509,17 @@ int xe_cli_solve(int argc, char **argv)
     }
     if (!io.graph || !out) {
         fprintf(stderr, "xengine: error: need GRAPH and -o SCHEDULE.json (try --help)\n");
+        return usage_exit(json, io.graph, out);
+    }
+    /* options that contradict each other (the last one won without a word before) */
+    int heur_clash = heur_flag && method_given && strcmp(method, "heuristic");
+    const char *clash = heur_clash                                        ? "--heuristic-only and --method"
+                        : ks_on && ks_off                                ? "--knapsack-rows and --no-knapsack-rows"
+                        : quiet && verbose                               ? "-q and -v"
+                                                                         : NULL;
+    if (clash) {
+        fprintf(stderr, "xengine: error: %s%s%s contradict each other\n", clash, heur_clash ? " " : "",
+                heur_clash ? method : "");
         return usage_exit(json, io.graph, out);
     }
     if (!(po.time_limit > 0)) {

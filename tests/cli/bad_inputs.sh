@@ -63,6 +63,11 @@ expect budget-hex 1 "budget \"0x1000\" is not a size" -- solve tests/data/tiny_g
 expect budget-inf 1 "budget \"inf\" is not a size" -- solve tests/data/tiny_graph.json --budget inf -o "$tmp/out.json"
 sed 's/"mem": 1000, "param_mem": 64/"mem": 9223372036854775807, "param_mem": 64/' tests/data/tiny_graph.json > "$tmp/huge.json"
 expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$tmp/huge.json" -o "$tmp/out.json"
+# options that contradict each other: refused (the last one won before 2026-12-01)
+expect heuristic-vs-method 1 "\-\-heuristic-only and --method milp contradict each other" -- solve tests/data/tiny_graph.json --heuristic-only --method milp -o "$tmp/out.json"
+expect knapsack-both 1 "\-\-knapsack-rows and --no-knapsack-rows contradict each other" -- solve tests/data/tiny_graph.json --knapsack-rows --no-knapsack-rows -o "$tmp/out.json"
+expect quiet-verbose 1 "\-q and -v contradict each other" -- solve tests/data/tiny_graph.json -q -v -o "$tmp/out.json"
+expect two-outputs 1 "two outputs given: '$tmp/out.json' and '$tmp/out2.json'" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" -o "$tmp/out2.json"
 # --name=value is the same as --name value (an unknown option before 2026-12-01)
 "$xe" solve tests/data/tiny_graph.json --devices=gpu --budget=3000 --heuristic-only -q --output="$tmp/eq.json" >/dev/null 2>"$tmp/eq.err"
 "$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 --heuristic-only -q --output "$tmp/sp.json" >/dev/null 2>&1

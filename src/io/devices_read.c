@@ -212,7 +212,7 @@ static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
         rc = read_line(path, line, t, r.ndev, &r, err);
         if (!rc) r.ndev++;
     }
-    if (!rc && ferror(f)) rc = xe_err_set(err, XE_EIO, "%s: read error", path);
+    if (!rc && ferror(f)) rc = xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(errno));
     if (!rc && r.ndev == 0)
         rc = xe_err_set(err, XE_EPARSE, "%s: no device: neither JSON nor lines name;type;id;streams;budget_bytes",
                         path);

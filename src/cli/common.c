@@ -176,6 +176,8 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
 {
     *stated = 0;
     if (!xe_cli_is_onnx(o->graph)) return 0;
+    struct stat st; /* a pipe cannot be read twice: its batch is then not known (give --batch) */
+    if (stat(schedule, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     xe_err err = {{0}};
     if (xe_io_schedule_batch(schedule, stated, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

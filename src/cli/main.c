@@ -33,8 +33,26 @@ static void usage(FILE *f)
             "(also: gnuplot missing or failing in plot)\n");
 }
 
-/* argv with every "--name=value" after the command split into "--name" "value" (the
- * commands parse the separate form only: "--budget=50%" was an unknown option). Into
+/* The long options that take a value, in every command (a flag such as --json stays
+ * whole, and is refused as an unknown option with "=..." attached). */
+static const char *const value_opts[] = {"--batch",  "--batch-limit", "--budget", "--costs",  "--costs-out",
+                                         "--csv",    "--devices",     "--format", "--from",   "--gap",
+                                         "--method", "--out-dir",     "--output", "--plot",   "--repeat",
+                                         "--runs",   "--seed",        "--step",   "--threads", "--time-limit",
+                                         "--to",     "--warmup"};
+
+/* 1 when arg (len bytes of it) is one of value_opts, or -o. */
+static int takes_value(const char *arg, size_t len)
+{
+    if (len == 2 && !strncmp(arg, "-o", 2)) return 1;
+    for (size_t k = 0; k < sizeof value_opts / sizeof *value_opts; k++)
+        if (strlen(value_opts[k]) == len && !strncmp(arg, value_opts[k], len)) return 1;
+    return 0;
+}
+
+/* argv with every "--name=value" after the command split into "--name" "value" where
+ * --name takes a value and the argument is not itself the value of the option before it
+ * (the commands parse the separate form only: "--budget=50%" was an unknown option). Into
  * *out (malloc'd: the array and the names, recorded in *names to free; NULL when out of
  * memory). */
 static char **split_long_opts(int argc, char **argv, int *out_argc, char ***names, int *nnames)
@@ -49,7 +67,8 @@ static char **split_long_opts(int argc, char **argv, int *out_argc, char ***name
     int k = 0, m = 0;
     for (int i = 0; i < argc; i++) {
         const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
-        if (!eq || eq == argv[i] + 2) {
+        int is_value = i >= 3 && takes_value(argv[i - 1], strlen(argv[i - 1]));
+        if (!eq || is_value || !takes_value(argv[i], (size_t)(eq - argv[i]))) {
             v[k++] = argv[i];
             continue;
         }

@@ -66,6 +66,9 @@ void xe_plan_result_clear(xe_plan_result *res)
 /* Records a new best (t seconds from the call) in the trace. */
 void xe_plan_trace(xe_plan_result *res, double t, double obj)
 {
+    /* improvements only: a phase's best that is dearer than a schedule kept aside (a
+     * low-peak order's, xe_plan_aside) is not one */
+    if (res->ntrace > 0 && !(obj < res->trace_obj[res->ntrace - 1])) return;
     int k = res->ntrace < 64 ? res->ntrace++ : 63;
     res->trace_t[k] = t;
     res->trace_obj[k] = obj;

@@ -66,7 +66,6 @@ expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$
 # options that contradict each other: refused (the last one won before 2026-12-01)
 expect heuristic-vs-method 1 "\-\-heuristic-only and --method milp contradict each other" -- solve tests/data/tiny_graph.json --heuristic-only --method milp -o "$tmp/out.json"
 expect knapsack-both 1 "\-\-knapsack-rows and --no-knapsack-rows contradict each other" -- solve tests/data/tiny_graph.json --knapsack-rows --no-knapsack-rows -o "$tmp/out.json"
-expect quiet-verbose 1 "\-q and -v contradict each other" -- solve tests/data/tiny_graph.json -q -v -o "$tmp/out.json"
 expect two-outputs 1 "two outputs given: '$tmp/out.json' and '$tmp/out2.json'" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" -o "$tmp/out2.json"
 # --name=value is the same as --name value (an unknown option before 2026-12-01)
 "$xe" solve tests/data/tiny_graph.json --devices=gpu --budget=3000 --heuristic-only -q --output="$tmp/eq.json" >/dev/null 2>"$tmp/eq.err"

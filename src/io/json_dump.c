@@ -1,6 +1,7 @@
 /* xengine io — human-friendly JSON text: outer levels expanded, one line per element below. */
 #include "json_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static void sb_real(sbuf *b, double x)
         snprintf(t, sizeof t, "%.*g", prec, x);
         if (strtod(t, NULL) == x) break;
     }
+    /* a whole number of moderate size in plain digits ("10.0", not the shortest "1e+01") */
+    if (strpbrk(t, "eE") && x == floor(x) && fabs(x) < 1e15) snprintf(t, sizeof t, "%.1f", x);
     if (!strpbrk(t, ".eE")) strcat(t, ".0");
     sb_str(b, t);
 }

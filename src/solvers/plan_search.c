@@ -51,6 +51,7 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     } else if (a == XE_PEBBLE_NO) {
         res->infeasible = res->infeasible_any = 1;
         r.status = "no schedule of any form fits (proven)";
+        r.bound = NAN; /* no schedule: nothing to bound */
     } else {
         r.status = "unknown at its time limit";
     }

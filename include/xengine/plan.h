@@ -168,8 +168,9 @@ typedef struct xe_plan_opts {
                             isolated CBC solve within 50 ms), no later phase starts (rows
                             "not run (interrupted)"), and the best schedule so far is
                             returned as usual (the exact search stops too, with its
-                            cheapest candidate so far); a portfolio or order search already
-                            running runs to its end (NULL) */
+                            cheapest candidate so far), and so does a running portfolio, at
+                            its next greedy pass (with what it has; xe_heur_best_intr);
+                            the order search of a low-peak order runs to its end (NULL) */
 } xe_plan_opts;
 
 typedef struct xe_plan_result {

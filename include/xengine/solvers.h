@@ -150,6 +150,14 @@ typedef struct xe_heur_times {
 int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which, int improve,
                        double random_seconds, double deadline, xe_heur_times *times, xe_err *err);
 
+/* xe_heur_best_timed that stops at its next greedy pass, diversification run or
+ * improvement once *intr is nonzero (Ctrl-C in `xengine solve`; intr may be NULL): the
+ * best schedule in hand then (XE_OK), or XE_ETIMEOUT when there is none yet. Before
+ * 2026-12-01 a running portfolio ran to its end (seconds on graphs of thousands of
+ * nodes). */
+int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
+                      double deadline, const volatile sig_atomic_t *intr, xe_heur_times *times, xe_err *err);
+
 /* The portfolio's randomised greedy restarts on their own (xe_heur_greedy_random, seed
  * XE_PORTFOLIO_RANDOM_SEED, for max_seconds): their schedule, pruned, replaces *best
  * (may be empty, *best_cost then INFINITY; cost in seconds) when cheaper, and *which

@@ -160,21 +160,7 @@ int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
 
 int xe_io_costs_batch(const char *path, int64_t *batch, xe_err *err)
 {
-    *batch = 0;
-    json_t *root;
-    xe_err e;
-    if (xe_json_load(path, &root, &e)) return XE_OK;
-    const json_t *jb = json_is_object(root) ? json_object_get(root, "batch") : NULL;
-    int64_t b;
-    int rc = XE_OK;
-    if (jb && !json_is_null(jb)) {
-        if (xe_json_as_int(jb, 1, INT64_C(1000000000), &b) == 0)
-            *batch = b;
-        else
-            rc = xe_err_set(err, XE_EINVAL, "%s: \"batch\" must be a whole number from 1 to 1000000000", path);
-    }
-    json_decref(root);
-    return rc;
+    return xe_json_file_batch(path, NULL, "\"batch\"", batch, err);
 }
 
 int xe_io_write_costs(const char *path, const xe_instance *in, int64_t batch, xe_err *err)

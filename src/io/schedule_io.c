@@ -329,22 +329,7 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
 
 int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err)
 {
-    *batch = 0;
-    json_t *root;
-    xe_err e;
-    if (xe_json_load(path, &root, &e)) return XE_OK;
-    const json_t *js = json_is_object(root) ? json_object_get(root, "summary") : NULL;
-    const json_t *jb = json_is_object(js) ? json_object_get(js, "batch") : NULL;
-    int64_t b;
-    int rc = XE_OK;
-    if (jb && !json_is_null(jb)) {
-        if (xe_json_as_int(jb, 1, INT64_C(1000000000), &b) == 0)
-            *batch = b;
-        else
-            rc = xe_err_set(err, XE_EINVAL, "%s: summary.batch must be a whole number from 1 to 1000000000", path);
-    }
-    json_decref(root);
-    return rc;
+    return xe_json_file_batch(path, "summary", "summary.batch", batch, err);
 }
 
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,

@@ -53,6 +53,7 @@ typedef struct gctx {
     int cap_bytes;         /* variant: a candidate's bytes count only up to the excess left */
     double noise;          /* randomised restarts: scores times U[1, 1 + noise); 0: none */
     uint64_t rng;          /* their generator's state (xe_splitmix64) */
+    const volatile sig_atomic_t *intr; /* nonzero: stop at the next pass (Ctrl-C; NULL: none) */
     int *stack;
     size_t cap_stack;
 } gctx;
@@ -582,7 +583,7 @@ static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int 
     }
     for (*passes = 1;; ++*passes) {
         int t = greedy_pass(c);
-        if (t < 0 || *passes >= max_passes || !learn_keep(c, t)) return t;
+        if (t < 0 || *passes >= max_passes || xe_interrupted(c->intr) || !learn_keep(c, t)) return t;
     }
 }
 
@@ -638,7 +639,7 @@ static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, doubl
     xe_greedy_keep pins[XE_GREEDY_MAX_PINS + 1];
     double work = XE_GREEDY_PIN_WORK / ((double)n * n); /* passes left */
     for (int k = 0; k < nc && k < XE_GREEDY_PIN_TRIES && npin < XE_GREEDY_MAX_PINS && work >= 1; k++) {
-        if (xe_now() > deadline) break;
+        if (xe_now() > deadline || xe_interrupted(c->intr)) break;
         int x = cand[k].node;
         pins[npin] = (xe_greedy_keep){x, cand[k].dev, x, c->lastuse[x]};
         int passes = 0, fail = greedy_variant_pinned(c, v, pins, npin + 1, (int)fmin(work, XE_GREEDY_MAX_PASSES), &passes);
@@ -686,7 +687,8 @@ static int check_footprints(const xe_instance *in, xe_err *err)
  * randomised passes cycling through the variants until one finds a schedule or
  * max_seconds of work are done (noise > 0; XE_GREEDY_RANDOM_RATE). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
-                      double deadline, xe_stages *out, xe_stages *second, int *tries, long *npasses, xe_err *err)
+                      double deadline, const volatile sig_atomic_t *intr, xe_stages *out, xe_stages *second,
+                      int *tries, long *npasses, xe_err *err)
 {
     if (second) memset(second, 0, sizeof *second);
     const xe_graph *g = in->g;
@@ -712,6 +714,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     }
     c.noise = noise;
     c.rng = seed;
+    c.intr = intr;
     /* no schedule costs less than every node once on its cheapest device */
     double lower = 0.0;
     for (int v = 0; v < n; v++) {
@@ -731,6 +734,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     double done = 0, unit = xe_heur_pass_work(in);
     for (;; k++) {
         double best = fmin(gbest[0], gbest[1]);
+        if (xe_interrupted(intr)) break; /* Ctrl-C: what is in hand */
         if (noise > 0) {
             if (best < INFINITY || k >= XE_GREEDY_RANDOM_MAX_RUNS ||
                 (k > 0 && (done >= max_seconds * XE_GREEDY_RANDOM_RATE ||
@@ -787,7 +791,9 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     ctx_free(&c);
     xe_stages_clear(&work);
     int rc = XE_OK;
-    if (best == INFINITY) {
+    if (best == INFINITY && xe_interrupted(intr)) {
+        rc = xe_err_set(err, XE_ETIMEOUT, "greedy: interrupted before a schedule was found");
+    } else if (best == INFINITY) {
         if (noise > 0)
             rc = xe_err_set(err, XE_EINFEASIBLE,
                             "greedy: %d randomised runs in %.2f s found no schedule within the budgets (not a "
@@ -818,18 +824,24 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err) { return 
 
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, out, NULL, NULL, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, INFINITY, NULL, out, NULL, NULL, NULL, err);
 }
 
 int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err)
 {
-    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, NULL, NULL, NULL, err);
+    return greedy_run(in, 0.0, 0, 0.0, pins, deadline, NULL, out, NULL, NULL, NULL, err);
 }
 
 int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_stages *second,
                         xe_err *err)
 {
-    int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, out, second, NULL, NULL, err);
+    return xe_heur_greedy_pair_intr(in, pins, deadline, NULL, out, second, err);
+}
+
+int xe_heur_greedy_pair_intr(const xe_instance *in, int pins, double deadline, const volatile sig_atomic_t *intr,
+                             xe_stages *out, xe_stages *second, xe_err *err)
+{
+    int rc = greedy_run(in, 0.0, 0, 0.0, pins, deadline, intr, out, second, NULL, NULL, err);
     if (rc) xe_stages_clear(second);
     return rc;
 }
@@ -854,5 +866,5 @@ int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_se
         if (passes) *passes = 0;
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, out, NULL, tries, passes, err);
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, NULL, out, NULL, tries, passes, err);
 }

@@ -64,9 +64,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
     double t_h0 = xe_now() - t_start;
     xe_heur_times ht;
-    int hrc = xe_heur_best_timed(in, &heur, &which, 1, 0.0, h_deadline, &ht, &e2);
+    int hrc = xe_heur_best_intr(in, &heur, &which, 1, 0.0, h_deadline, o->interrupt, &ht, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
+    int h_intr = hrc == XE_ETIMEOUT; /* Ctrl-C before its first schedule: no later phase starts */
+    if (h_intr) hrc = XE_EINFEASIBLE;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
         rc = xe_err_set(err, hrc, "heuristic failed: %s", e2.msg);
         goto out;
@@ -80,8 +82,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         res->time_best = isfinite(ht.best_at) ? t_h0 + ht.best_at : t_heur;
         if (ht.first_cost > best_cost && isfinite(ht.first_at)) xe_plan_trace(res, t_h0 + ht.first_at, ht.first_cost);
     }
-    xe_plan_emit_heur(o, res, hrc == XE_OK ? which : "greedy", hrc == XE_OK ? "valid" : "no schedule found", best_cost,
-              t_heur);
+    xe_plan_emit_heur(o, res, hrc == XE_OK ? which : "greedy",
+                      hrc == XE_OK ? "valid" : h_intr ? "interrupted before a schedule was found" : "no schedule found",
+                      best_cost, t_heur);
     /* extra starts: the cheapest valid one replaces the portfolio's */
     for (int k = 0; k < o->nstarts; k++) {
         const xe_stages *st = o->starts[k].st;

@@ -139,7 +139,8 @@ int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
         tried++;
         const char *cw = "greedy";
         xe_err e2 = {{0}};
-        int hrc = xe_heur_best_within(p, &cand, &cw, 2, 0.0, h_deadline, &e2); /* no diversification */
+        int hrc = xe_heur_best_intr(p, &cand, &cw, 2, 0.0, h_deadline, o->interrupt, NULL, &e2); /* no diversification */
+        if (hrc == XE_ETIMEOUT) hrc = XE_EINFEASIBLE; /* interrupted: none in this order */
         if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
             xe_instance_free(p);
             rc = xe_err_set(err, hrc, "heuristic failed in a low-peak order: %s", e2.msg);
@@ -160,7 +161,7 @@ int xe_plan_reorder_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
             xe_instance_free(p);
             xe_stages_clear(&cand);
         }
-        if (c <= once * (1 + 1e-12)) break; /* every node once: nothing is cheaper */
+        if (c <= once * (1 + 1e-12) || xe_plan_stopped(o)) break; /* every node once: nothing is cheaper */
     }
     free(order);
     if (rc) {
@@ -234,7 +235,8 @@ int xe_plan_more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
     double c = INFINITY;
     uint64_t seen[XE_PLAN_MORE_ORDERS + 1];
     seen_order(order_hash(perm, n), seen, &nseen, XE_PLAN_MORE_ORDERS + 1); /* the first order's */
-    for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && seed <= 4 * XE_PLAN_MORE_ORDERS && xe_now() < end;
+    for (uint64_t seed = 2; !found && tried < XE_PLAN_MORE_ORDERS && seed <= 4 * XE_PLAN_MORE_ORDERS && xe_now() < end &&
+                            !xe_plan_stopped(o);
          seed++) {
         int64_t pk;
         xe_instance *p;
@@ -245,7 +247,8 @@ int xe_plan_more_orders(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
         tried++;
         const char *w = "greedy";
         xe_err e2 = {{0}};
-        int hrc = xe_heur_best_within(p, heur2, &w, 2, 0.0, end, &e2); /* no diversification */
+        int hrc = xe_heur_best_intr(p, heur2, &w, 2, 0.0, end, o->interrupt, NULL, &e2); /* no diversification */
+        if (hrc == XE_ETIMEOUT) hrc = XE_EINFEASIBLE; /* interrupted */
         if (hrc == XE_OK) {
             xe_instance_free(*in2);
             *in2 = p;

@@ -127,7 +127,7 @@ int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best,
  * 31.665 s. Only on graphs of up to XE_PORTFOLIO_DIVERSE_MAX_N nodes (a run takes
  * milliseconds there; 0.8 s on a 5,000-node chain). XE_OK or an error (out of memory). */
 static int diversify(const xe_instance *in, xe_stages *out, const char **which, double imp_s, double deadline,
-                     double t0, xe_heur_times *times, xe_err *err)
+                     double t0, const volatile sig_atomic_t *intr, xe_heur_times *times, xe_err *err)
 {
     double once = xe_bound_cheapest(in), best = xe_stages_cost(in, out);
     if (in->g->n > XE_PORTFOLIO_DIVERSE_MAX_N || best <= once * (1 + 1e-12)) return XE_OK;
@@ -148,7 +148,8 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
     xe_stages div = {0};
     double div_cost = INFINITY;
     int rc = XE_OK;
-    for (uint64_t s = 1; s <= XE_PORTFOLIO_DIVERSE_RUNS && work > 0 && xe_now() < end_runs; s++) {
+    for (uint64_t s = 1; s <= XE_PORTFOLIO_DIVERSE_RUNS && work > 0 && xe_now() < end_runs && !xe_interrupted(intr);
+         s++) {
         xe_stages cand;
         long passes = 0;
         rc = xe_heur_greedy_random_ex(in, XE_PORTFOLIO_RANDOM_SEED + s, 0.0, &cand, NULL, &passes, &e2);
@@ -186,7 +187,7 @@ static int diversify(const xe_instance *in, xe_stages *out, const char **which, 
         }
         if (div_cost <= once * (1 + 1e-12)) break;
     }
-    if (rc == XE_OK && div.R) {
+    if (rc == XE_OK && div.R && !xe_interrupted(intr)) {
         double left = fmin(imp_s, end - xe_now());
         if (left > 0) rc = xe_heur_improve(in, &div, left, &e2);
         if (rc == XE_OK && keep_better(in, out, &best, which, &div, "greedy-diverse", NULL) && times)
@@ -216,6 +217,12 @@ int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **whic
 int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which, int improve,
                        double random_seconds, double deadline, xe_heur_times *times, xe_err *err)
 {
+    return xe_heur_best_intr(in, out, which, improve, random_seconds, deadline, NULL, times, err);
+}
+
+int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which, int improve, double random_seconds,
+                      double deadline, const volatile sig_atomic_t *intr, xe_heur_times *times, xe_err *err)
+{
     double t0 = xe_now();
     if (times) *times = (xe_heur_times){NAN, INFINITY, NAN};
     memset(out, 0, sizeof *out);
@@ -226,10 +233,10 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
     xe_err first = {{0}}, e2;
     /* the greedy's best, and its other scoring's best (improved too, below) */
     xe_stages second;
-    int rc = xe_heur_greedy_pair(in, improve != 0, deadline, &cand, &second, &first);
+    int rc = xe_heur_greedy_pair_intr(in, improve != 0, deadline, intr, &cand, &second, &first);
     int greedy_found = rc == XE_OK;
     if (rc == XE_OK) keep_better(in, out, &best_cost, which, &cand, "greedy", NULL);
-    else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg);
+    else if (rc != XE_EINFEASIBLE) return xe_err_set(err, rc, "%s", first.msg); /* XE_ETIMEOUT: interrupted */
     rc = XE_OK;
     /* the simple lower bound is attained: nothing can beat the greedy */
     if (out->R && best_cost <= xe_bound_cheapest(in) * (1 + 1e-12)) goto done;
@@ -250,7 +257,7 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
      * greedy restarts for random_seconds of work (XE_GREEDY_RANDOM_RATE: not what the
      * clock leaves of it, so that the answer does not depend on the machine); the
      * cheaper schedule stays */
-    int restarted = !greedy_found && random_seconds > 0;
+    int restarted = !greedy_found && random_seconds > 0 && !xe_interrupted(intr);
     if (restarted) {
         int rrc = xe_heur_restarts(in, random_seconds, out, &best_cost, which, NULL, NULL, &e2);
         if (rrc != XE_OK && rrc != XE_EINFEASIBLE) {
@@ -264,7 +271,7 @@ int xe_heur_best_timed(const xe_instance *in, xe_stages *out, const char **which
     }
     imp_s = xe_heur_improve_seconds(in);
     imp_s = fmin(imp_s, deadline - xe_now());
-    if (!improve || !(imp_s > 0)) goto done;
+    if (!improve || !(imp_s > 0) || xe_interrupted(intr)) goto done;
     rc = xe_heur_improve(in, out, imp_s, err);
     /* the greedy's other scoring, improved the same way, when it came within 1% of the
      * best before: which of the two improves further is not known before (U-Net on one
@@ -286,7 +293,7 @@ done:
         times->first_at = times->best_at = xe_now() - t0;
         times->first_cost = xe_stages_cost(in, out);
     }
-    if (rc == XE_OK && diverse) rc = diversify(in, out, which, imp_s, deadline, t0, times, err);
+    if (rc == XE_OK && diverse) rc = diversify(in, out, which, imp_s, deadline, t0, intr, times, err);
     xe_stages_clear(&second);
     if (rc) xe_stages_clear(out);
     return rc;

@@ -6,8 +6,16 @@
 
 #include <stdint.h>
 
+#include <signal.h>
+
 #include "xengine/instance.h"
 #include "xengine/stages.h"
+
+/* xe_heur_greedy_pair (include/xengine/solvers.h) that stops at the next greedy pass once
+ * *intr is nonzero (Ctrl-C; intr may be NULL): the best schedule in hand then, or
+ * XE_ETIMEOUT when there is none (src/solvers/greedy.c). */
+int xe_heur_greedy_pair_intr(const xe_instance *in, int pins, double deadline, const volatile sig_atomic_t *intr,
+                             xe_stages *out, xe_stages *second, xe_err *err);
 
 /* Number of copies of i arriving on d / leaving d at step i of stage t. */
 static inline int xe_heur_cin(const xe_stages *st, int t, int i, int d)

@@ -31,6 +31,13 @@ static int parse_threads(const char *s, int ndev, int *threads, xe_err *err)
     return XE_OK;
 }
 
+const char *xe_cli_threads_str(int threads, char *buf, size_t cap)
+{
+    if (threads > 0) snprintf(buf, cap, "%d", threads);
+    else snprintf(buf, cap, "all");
+    return buf;
+}
+
 int xe_cli_model_load(const xe_cli_inst_opts *o, const char *threads, xe_cli_model *m)
 {
     xe_err err = {{0}};

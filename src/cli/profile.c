@@ -111,7 +111,9 @@ int xe_cli_profile(int argc, char **argv)
             if (in->g->nodes[v].backward) b += xe_cost(in, v, d);
             else f += xe_cost(in, v, d);
         }
-        printf("%-8s %7d %12.4f %12.4f %12.4f\n", in->dev[d].name, m.threads[d], f, b, f + b);
+        char th[16];
+        printf("%-8s %7s %12.4f %12.4f %12.4f\n", in->dev[d].name, xe_cli_threads_str(m.threads[d], th, sizeof th),
+               f, b, f + b);
     }
     for (int d = 0; d < in->ndev; d++)
         for (int e = 0; e < in->ndev; e++) {

@@ -47,11 +47,11 @@ int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err);
  * batch size they were measured or modelled at, written as "batch" (0: none). */
 int xe_io_write_costs(const char *path, const xe_instance *in, int64_t batch, xe_err *err);
 
-/* The batch a costs file states ("batch"; written by `xengine profile` and `export-graph`
- * for ONNX models) into *batch, 0 when it states none (absent or null) or cannot be read
- * (xe_io_read_costs reports that): XE_OK; XE_EINVAL naming the file when it is not a whole
- * number from 1 to 10^9. */
-int xe_io_costs_batch(const char *path, int64_t *batch, xe_err *err);
+/* xe_io_read_costs that also gives, from the same parse, the batch the file states
+ * ("batch", written by `xengine profile` and `export-graph` for ONNX models; 0 when absent
+ * or null); XE_EINVAL naming the file, nothing read, when it is not a whole number from 1
+ * to 10^9. */
+int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe_err *err);
 
 /* Writes a schedule: devices, events (node by index and name, device by name) and,
  * when sum != NULL, a summary object (per-device peak, times, counts; extra key/values

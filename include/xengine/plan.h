@@ -191,6 +191,8 @@ typedef struct xe_plan_result {
     int64_t peak_order;  /* low-peak order found (0 when no order search ran) */
     char reorder_status[96]; /* the reorder row's status */
     char orders_status[96];  /* the orders row's status (further low-peak orders) */
+    int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
+                            schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
                             the budget (infeasible is then 1 too) */
     int blocker;         /* with infeasible_any: a node that cannot be computed; else -1 */

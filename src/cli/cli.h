@@ -120,14 +120,16 @@ int xe_cli_exit_code(int status);
 void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r);
 
 /* gnuplot (src/cli/gnuplot.c). xe_cli_gnuplot_prog: $XE_GNUPLOT when set and not empty,
- * else "gnuplot" (static or environment string). xe_cli_gnuplot_found: 1 when prog can be
- * executed (searched in PATH when it has no slash). xe_cli_gnuplot_run: runs `prog
+ * else "gnuplot" (static or environment string). xe_cli_gnuplot_require: that program
+ * when it can be executed (searched in PATH when it has no slash), else NULL with one
+ * error line on stderr (prefixed by "WHAT: " when what is not NULL: the image it was to
+ * draw). xe_cli_gnuplot_run: runs `prog
  * [-e "outfile='OUT'"] SCRIPT` (no -e when out is NULL) in dir (the current directory
  * when NULL), its output captured; XE_EXIT_OK when it exited 0, else one error line on
  * stderr naming `shown` (dir/script when NULL; the image when the script is temporary)
  * and the line of gnuplot's output that names the error, and XE_EXIT_INTERNAL. */
 const char *xe_cli_gnuplot_prog(void);
-int xe_cli_gnuplot_found(const char *prog);
+const char *xe_cli_gnuplot_require(const char *what);
 int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown);
 
 /* Formats bytes as "3.06 GiB" into buf. */

@@ -150,14 +150,21 @@ static int is_preset(const char *s)
 }
 
 /* JSON starts with '{' or a blank, an ONNX ModelProto with field 1 (ir_version). */
+/* 1 when path is a regular file: one that can be read twice (a pipe, /dev/stdin or
+ * <(...), loses what a first look reads). */
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int xe_cli_is_onnx(const char *path)
 {
     size_t n = strlen(path);
     if (n >= 5 && strcasecmp(path + n - 5, ".onnx") == 0) return 1;
-    /* the first byte of a regular file only: a pipe (/dev/stdin, <(...)) would lose it,
-     * and its JSON was then read from the second byte on ("'[' or '{' expected") */
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    /* the first byte of a regular file only: a pipe would lose it, and its JSON was then
+     * read from the second byte on ("'[' or '{' expected") */
+    if (!is_regular(path)) return 0;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     int c = fgetc(f);
@@ -176,8 +183,7 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
 {
     *stated = 0;
     if (!xe_cli_is_onnx(o->graph)) return 0;
-    struct stat st; /* a pipe cannot be read twice: its batch is then not known (give --batch) */
-    if (stat(schedule, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (!is_regular(schedule)) return 0; /* a pipe: its batch is not known (give --batch) */
     xe_err err = {{0}};
     if (xe_io_schedule_batch(schedule, stated, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -283,10 +289,10 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
         goto fail;
     }
     g = NULL; /* owned by the instance now */
-    if (o->costs && (rc = xe_io_read_costs(o->costs, *out, &err))) goto fail;
+    int64_t cb = 0; /* the batch the costs were measured at (ONNX models: checked below) */
+    if (o->costs && (rc = xe_io_read_costs_batch(o->costs, *out, onnx ? &cb : NULL, &err))) goto fail;
     if (o->costs && onnx) { /* costs measured at another batch are used as they are: say so */
-        int64_t cb = 0, mb = xe_cli_net_batch(net);
-        if ((rc = xe_io_costs_batch(o->costs, &cb, &err))) goto fail;
+        int64_t mb = xe_cli_net_batch(net);
         if (cb > 0 && mb > 0 && cb != mb)
             fprintf(stderr, "xengine: warning: %s: the costs were measured at batch %lld; they are used as they "
                             "are for batch %lld\n",

@@ -15,7 +15,8 @@ const char *xe_cli_gnuplot_prog(void)
     return prog && *prog ? prog : "gnuplot";
 }
 
-int xe_cli_gnuplot_found(const char *prog)
+/* 1 when prog can be executed (searched in PATH when it has no slash). */
+static int gnuplot_found(const char *prog)
 {
     if (strchr(prog, '/')) return access(prog, X_OK) == 0;
     const char *path = getenv("PATH");
@@ -32,6 +33,16 @@ int xe_cli_gnuplot_found(const char *prog)
         path = end + 1;
     }
     return 0;
+}
+
+const char *xe_cli_gnuplot_require(const char *what)
+{
+    const char *prog = xe_cli_gnuplot_prog();
+    if (gnuplot_found(prog)) return prog;
+    fprintf(stderr, "xengine: error: %s%sgnuplot not found (looked for '%s'%s); install it (Debian: gnuplot-nox) or "
+                    "set XE_GNUPLOT\n",
+            what ? what : "", what ? ": " : "", prog, strchr(prog, '/') ? "" : " in PATH");
+    return NULL;
 }
 
 int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown)

@@ -33,8 +33,9 @@ static void usage(FILE *f)
             "(also: gnuplot missing or failing in plot)\n");
 }
 
-/* The long options that take a value, in every command (a flag such as --json stays
- * whole, and is refused as an unknown option with "=..." attached). */
+/* The long options that take a value, in every command (to keep in step with their
+ * parsers; a flag such as --json stays whole, and is refused as an unknown option with
+ * "=..." attached). */
 static const char *const value_opts[] = {"--batch",  "--batch-limit", "--budget", "--costs",  "--costs-out",
                                          "--csv",    "--devices",     "--format", "--from",   "--gap",
                                          "--method", "--out-dir",     "--output", "--plot",   "--repeat",

@@ -626,13 +626,8 @@ int xe_cli_plot(int argc, char **argv)
         fprintf(stderr, "xengine: error: --out-dir must not be empty\n");
         return XE_EXIT_USAGE;
     }
-    const char *prog = xe_cli_gnuplot_prog();
-    if (!xe_cli_gnuplot_found(prog)) {
-        fprintf(stderr, "xengine: error: gnuplot not found (looked for '%s'%s); install it (Debian: "
-                        "gnuplot-nox) or set XE_GNUPLOT\n",
-                prog, strchr(prog, '/') ? "" : " in PATH");
-        return XE_EXIT_INTERNAL;
-    }
+    const char *prog = xe_cli_gnuplot_require(NULL);
+    if (!prog) return XE_EXIT_INTERNAL;
 
     xe_instance *in = NULL;
     char bbuf[32];

@@ -642,10 +642,9 @@ int xe_cli_solve(int argc, char **argv)
             char when[64];
             if (interrupted) snprintf(when, sizeof when, "before the interrupt after %.1f s", xe_now() - t_start);
             else snprintf(when, sizeof when, "within the time limit of %g s", po.time_limit);
-            int h_intr = pr.nrows > 0 && !strncmp(pr.rows[0].status, "interrupted", 11); /* the portfolio's row */
             fprintf(stderr, "xengine: error: %s: no schedule found %s (the heuristic portfolio %s%s%s); raise "
                             "--time-limit or the budget%s\n",
-                    io.graph, when, h_intr ? "was interrupted before it found one" : "found none either",
+                    io.graph, when, pr.heur_interrupted ? "was interrupted before it found one" : "found none either",
                     desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
                     budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
         } else {

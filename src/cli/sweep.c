@@ -698,13 +698,7 @@ static int sweep_parse(int argc, char **argv, opts *op)
         }
         /* before the sweep, as plot does: it used to run the whole sweep, write --csv and
          * then fail naming gnuplot's temporary script */
-        const char *prog = xe_cli_gnuplot_prog();
-        if (!xe_cli_gnuplot_found(prog)) {
-            fprintf(stderr, "xengine: error: %s: gnuplot not found (looked for '%s'%s); install it (Debian: "
-                            "gnuplot-nox) or set XE_GNUPLOT\n",
-                    op->plot, prog, strchr(prog, '/') ? "" : " in PATH");
-            return XE_EXIT_INTERNAL;
-        }
+        if (!xe_cli_gnuplot_require(op->plot)) return XE_EXIT_INTERNAL;
     }
     if (!op->max_batch && sweep_points(op) > MAX_POINTS) {
         fprintf(stderr, "xengine: error: --from %g%% --to %g%% --step %g%% makes %.0f points; the maximum is %d "

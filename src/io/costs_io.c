@@ -118,9 +118,18 @@ static int read_copy(const char *path, const json_t *cp, const xe_instance *in,
 
 int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
 {
+    return xe_io_read_costs_batch(path, in, NULL, err);
+}
+
+int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe_err *err)
+{
     json_t *root;
     int rc = xe_json_load(path, &root, err);
     if (rc) return rc;
+    if (batch && (rc = xe_json_batch(path, root, "\"batch\"", batch, err))) {
+        json_decref(root);
+        return rc;
+    }
     const xe_graph *g = in->g;
     size_t nc = (size_t)g->n * (size_t)in->ndev;
     size_t ncp = nc * (size_t)in->ndev;
@@ -158,10 +167,6 @@ int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
     return rc;
 }
 
-int xe_io_costs_batch(const char *path, int64_t *batch, xe_err *err)
-{
-    return xe_json_file_batch(path, NULL, "\"batch\"", batch, err);
-}
 
 int xe_io_write_costs(const char *path, const xe_instance *in, int64_t batch, xe_err *err)
 {

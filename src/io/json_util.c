@@ -35,22 +35,25 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     return XE_OK;
 }
 
+int xe_json_batch(const char *path, const json_t *obj, const char *label, int64_t *batch, xe_err *err)
+{
+    *batch = 0;
+    const json_t *jb = json_is_object(obj) ? json_object_get(obj, "batch") : NULL;
+    int64_t b;
+    if (!jb || json_is_null(jb)) return XE_OK;
+    if (xe_json_as_int(jb, 1, INT64_C(1000000000), &b) != 0)
+        return xe_err_set(err, XE_EINVAL, "%s: %s must be a whole number from 1 to 1000000000", path, label);
+    *batch = b;
+    return XE_OK;
+}
+
 int xe_json_file_batch(const char *path, const char *parent, const char *label, int64_t *batch, xe_err *err)
 {
     *batch = 0;
     json_t *root;
     xe_err e;
     if (xe_json_load(path, &root, &e)) return XE_OK;
-    const json_t *o = parent ? json_object_get(root, parent) : root;
-    const json_t *jb = json_is_object(o) ? json_object_get(o, "batch") : NULL;
-    int64_t b;
-    int rc = XE_OK;
-    if (jb && !json_is_null(jb)) {
-        if (xe_json_as_int(jb, 1, INT64_C(1000000000), &b) == 0)
-            *batch = b;
-        else
-            rc = xe_err_set(err, XE_EINVAL, "%s: %s must be a whole number from 1 to 1000000000", path, label);
-    }
+    int rc = xe_json_batch(path, parent ? json_object_get(root, parent) : root, label, batch, err);
     json_decref(root);
     return rc;
 }

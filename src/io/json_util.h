@@ -42,10 +42,14 @@ int xe_json_get_bytes(const char *path, const char *what, const json_t *obj, con
 int xe_json_get_num(const char *path, const char *what, const json_t *obj, const char *key,
                     int dflt_ok, double *out, xe_err *err);
 
-/* The batch size a file states, key "batch" of the top-level object or of its object
- * `parent` (NULL: the top level), into *batch: 0 when absent, null, or the file cannot be
- * read (its full read reports that), XE_OK; XE_EINVAL naming the file and `label` when it
- * is not a whole number from 1 to 10^9 (schedules' summary.batch, costs files' batch). */
+/* The batch size an object states, its key "batch" (obj may be NULL), into *batch: 0 when
+ * absent or null, XE_OK; XE_EINVAL naming the file (path) and `label` when it is not a
+ * whole number from 1 to 10^9 (schedules' summary.batch, costs files' batch). */
+int xe_json_batch(const char *path, const json_t *obj, const char *label, int64_t *batch, xe_err *err);
+
+/* xe_json_batch on the file at path: of its top-level object, or of that object's object
+ * `parent` (NULL: the top level); 0 and XE_OK when the file cannot be read (its full read
+ * reports that). */
 int xe_json_file_batch(const char *path, const char *parent, const char *label, int64_t *batch, xe_err *err);
 
 /* The value of an integer JSON number (or integral real) in [lo, hi] into *out;

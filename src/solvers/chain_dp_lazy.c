@@ -394,6 +394,25 @@ static void lz_offer(lz_acc *a, double val, double lb, int64_t lo, int64_t hi, i
     }
 }
 
+/* One component's cache v looked up at budget x for a candidate costing pre + (the
+ * component) + post: entries are sorted and disjoint and lbs does not grow with i, so
+ * scanning down from the last entry while entries end at or above x finds the cut valid
+ * furthest up, the first i where pre + lbs[i] + post shows the candidate cannot go below
+ * best: 1 with *at = i. Else 0 with *at the exact entry holding x, or -1 (none, or only a
+ * bound entry: to evaluate). */
+static inline __attribute__((always_inline)) int lz_scan(const lz_vec *v, int64_t x, double pre, double post,
+                                                         double best, int *at)
+{
+    int i = v->n - 1;
+    for (; i >= 0 && v->e[i].hi >= x; i--)
+        if (!(pre + v->lbs[i] + post < best)) {
+            *at = i;
+            return 1;
+        }
+    *at = i + 1 < v->n && v->e[i + 1].lo <= x && !v->e[i + 1].lbnd ? i + 1 : -1;
+    return 0;
+}
+
 /* Candidate: add seconds, then child (ckind, sp, tt) at m - sh, then the tail (kind, s,
  * tail_hi) at m (none when has_tail is 0), feasible from floor_req bytes. A component
  * not yet evaluated is first bounded from below by the cache; when the bound already
@@ -432,19 +451,14 @@ static inline __attribute__((always_inline)) int lz_cand(xe_cdp_lazy *z, lz_acc 
         }
     }
     const lz_vec *cv = &z->v[cat];
-    /* the child's cache: entries are sorted and disjoint, lbs grows downwards, so scanning
-     * down from the last entry while they hold budgets >= m - sh finds the cut valid
-     * furthest up (the first lbs that shows the candidate cannot beat the optimum), or
-     * ends at the entry holding m - sh, if any */
-    int i = cv->n - 1;
-    for (; i >= 0 && cv->e[i].hi >= mm - sh; i--)
-        if (!(add + cv->lbs[i] + lb_tail < a->best)) {
-            lz_aside(a, add + cv->lbs[i] + lb_tail, sat_add(cv->e[i].hi, sh));
-            return 0;
-        }
+    int i;
+    if (lz_scan(cv, mm - sh, add, lb_tail, a->best, &i)) {
+        lz_aside(a, add + cv->lbs[i] + lb_tail, sat_add(cv->e[i].hi, sh));
+        return 0;
+    }
     lz_ent c;
-    if (i + 1 < cv->n && cv->e[i + 1].lo <= mm - sh && !cv->e[i + 1].lbnd) {
-        c = cv->e[i + 1];
+    if (i >= 0) {
+        c = cv->e[i];
     } else {
         if (lz_query(z, ckind, sp, tt, mm - sh, a->best - add - lb_tail, &c)) return -1;
         if (c.lbnd) { /* at least the bound: not below the optimum up to its end */
@@ -465,15 +479,14 @@ static inline __attribute__((always_inline)) int lz_cand(xe_cdp_lazy *z, lz_acc 
     double val = part;
     if (has_tail) { /* the same scan of the tail's cache, at m */
         const lz_vec *tv = &z->v[tat];
-        int j = tv->n - 1;
-        for (; j >= 0 && tv->e[j].hi >= mm; j--)
-            if (!(part + tv->lbs[j] < a->best)) {
-                lz_aside(a, part + tv->lbs[j], hi < tv->e[j].hi ? hi : tv->e[j].hi);
-                return 0;
-            }
+        int j;
+        if (lz_scan(tv, mm, part, 0.0, a->best, &j)) {
+            lz_aside(a, part + tv->lbs[j], hi < tv->e[j].hi ? hi : tv->e[j].hi);
+            return 0;
+        }
         lz_ent t;
-        if (j + 1 < tv->n && tv->e[j + 1].lo <= mm && !tv->e[j + 1].lbnd) {
-            t = tv->e[j + 1];
+        if (j >= 0) {
+            t = tv->e[j];
         } else {
             if (lz_query(z, kind, s, tail_hi, mm, a->best - part, &t)) return -1;
             if (t.lbnd) {

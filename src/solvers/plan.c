@@ -67,8 +67,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     int hrc = xe_heur_best_intr(in, &heur, &which, 1, 0.0, h_deadline, o->interrupt, &ht, &e2);
     double t_heur = xe_now() - t_start;
     res->time_heur = t_heur;
-    int h_intr = hrc == XE_ETIMEOUT; /* Ctrl-C before its first schedule: no later phase starts */
-    if (h_intr) hrc = XE_EINFEASIBLE;
+    res->heur_interrupted = hrc == XE_ETIMEOUT; /* Ctrl-C before its first schedule: no later phase starts */
+    if (res->heur_interrupted) hrc = XE_EINFEASIBLE;
     if (hrc != XE_OK && hrc != XE_EINFEASIBLE) {
         rc = xe_err_set(err, hrc, "heuristic failed: %s", e2.msg);
         goto out;
@@ -83,7 +83,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (ht.first_cost > best_cost && isfinite(ht.first_at)) xe_plan_trace(res, t_h0 + ht.first_at, ht.first_cost);
     }
     xe_plan_emit_heur(o, res, hrc == XE_OK ? which : "greedy",
-                      hrc == XE_OK ? "valid" : h_intr ? "interrupted before a schedule was found" : "no schedule found",
+                      hrc == XE_OK              ? "valid"
+                      : res->heur_interrupted ? "interrupted before a schedule was found"
+                                              : "no schedule found",
                       best_cost, t_heur);
     /* extra starts: the cheapest valid one replaces the portfolio's */
     for (int k = 0; k < o->nstarts; k++) {
@@ -440,13 +442,7 @@ out:
         xe_stages_clear(&res->sol);
         if (rc == XE_OK) {
             xe_schedule_unpermute(&res->events, perm);
-            res->events_objective = res->objective = sc;
-            res->bound = fmin(fmin(lb, lb_index), sc); /* over both orders' stage schedules */
-            res->gap = xe_plan_rel_gap(sc, res->bound);
-            res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
-            res->infeasible = 0;
-            /* a proof by LNS or the MILP held in the low-peak order only */
-            if (!res->optimal && res->milp_status == XE_MILP_OPTIMAL) res->milp_status = XE_MILP_FEASIBLE;
+            xe_plan_set_reordered(res, o, sc, fmin(lb, lb_index)); /* over both orders' stage schedules */
         } else {
             xe_schedule_clear(&res->events);
         }
@@ -466,16 +462,10 @@ out:
         xe_schedule_clear(&res->events);
         res->events = aside.events;
         memset(&aside.events, 0, sizeof aside.events);
-        res->events_objective = res->objective = aside.cost;
         res->name = aside.which;
-        res->reordered = 1;
         res->peak_order = aside.peak;
         res->time_best = t_aside;
-        res->bound = fmin(fmin(fmin(lb, lb_index), aside.bound), aside.cost);
-        res->gap = xe_plan_rel_gap(aside.cost, res->bound);
-        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
-        res->infeasible = 0;
-        if (!res->optimal && res->milp_status == XE_MILP_OPTIMAL) res->milp_status = XE_MILP_FEASIBLE;
+        xe_plan_set_reordered(res, o, aside.cost, fmin(fmin(lb, lb_index), aside.bound));
     }
     xe_schedule_clear(&aside.events);
     res->time_total = xe_now() - t_start;

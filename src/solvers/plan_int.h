@@ -72,6 +72,12 @@ double xe_plan_rel_gap(double objective, double bound);
 void xe_plan_trace(xe_plan_result *res, double t, double obj);
 /* 1 once the call was interrupted (xe_plan_opts.interrupt): no phase starts after. */
 int xe_plan_stopped(const xe_plan_opts *o);
+/* res->events (set by the caller) is a stage schedule of another topological order as an
+ * event list in the original node ids, costing `cost` seconds: its objective, its bound
+ * (the lesser of `bound`, which must cover the stage classes of every order involved, and
+ * cost), gap and optimality; a proof by LNS or the MILP, valid in one order, no longer
+ * makes milp_status optimal (docs/reorder.md). */
+void xe_plan_set_reordered(xe_plan_result *res, const xe_plan_opts *o, double cost, double bound);
 /* 1 once the time limit has passed or the call was interrupted (no later phase starts). */
 int xe_plan_passed(const xe_plan_opts *o, double t_start);
 /* Seconds left of the call's time limit (negative once passed; 0 once interrupted). */

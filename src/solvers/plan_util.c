@@ -85,6 +85,18 @@ double xe_plan_time_left(const xe_plan_opts *o, double t_start)
     return o->time_limit - (xe_now() - t_start);
 }
 
+void xe_plan_set_reordered(xe_plan_result *res, const xe_plan_opts *o, double cost, double bound)
+{
+    res->reordered = 1;
+    res->events_objective = res->objective = cost;
+    res->bound = fmin(bound, cost);
+    res->gap = xe_plan_rel_gap(cost, res->bound);
+    res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+    res->infeasible = 0;
+    /* a proof by LNS or the MILP held in one order only */
+    if (!res->optimal && res->milp_status == XE_MILP_OPTIMAL) res->milp_status = XE_MILP_FEASIBLE;
+}
+
 /* 1 once the time limit has passed (or the call was interrupted): the phases after the
  * portfolio do not start then, except the exact search's least share where no schedule
  * is in hand (before 2026-12-01 a failing reorder, restarts, further orders and descent

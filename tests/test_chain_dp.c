@@ -586,6 +586,29 @@ static void test_lazy_reuse(void **state)
     assert_true(feasible > queries / 2);
 }
 
+/* One class of the DP with device 0 as the main device, its replay checked: lazy = 1 the
+ * one-device DP with parking (rerun without it when a parking device overflows), 2 with
+ * delegation, 3 with a migration (xe_cdp_run). */
+static int dp_class(const xe_instance *in, int lazy, double *cost)
+{
+    xe_chain ch;
+    xe_err err = {{0}};
+    assert_int_equal(xe_chain_detect(in->g, &ch, &err), XE_OK);
+    xe_schedule s;
+    xe_schedule_init(&s);
+    int over = 0;
+    int rc = xe_cdp_run(in, &ch, 0, lazy == 1, lazy, &s, cost, &over, &err);
+    if (over) rc = xe_cdp_run(in, &ch, 0, 0, lazy, &s, cost, &over, &err);
+    if (rc == XE_OK) replay_checked(in, -1, &s, *cost, NULL);
+    else if (rc != XE_EINFEASIBLE) {
+        print_error("chain dp: %s\n", err.msg);
+        fail();
+    }
+    xe_schedule_clear(&s);
+    xe_chain_clear(&ch);
+    return rc;
+}
+
 /* Delegation by hand (docs/chain-dp.md, "Several devices"): the tight chain (x0 -> x1 ->
  * x2, y3 reads x2 and x1, y4 reads y3 and x0; 10 bytes, 1 s each on device 0) with
  * device 0 at 30 B, device 1 twice as fast (0.5 s) with 100 B, copies 0.1 s. On device 0
@@ -594,7 +617,8 @@ static void test_lazy_reuse(void **state)
  * a copy out and a copy back, and every other node costs at least 0.5: at least
  * 1 + 0.2 + 4 * 0.5 = 3.2, reached by delegating Opt(x0, loss) whole (copy x0 out, x1,
  * x2, y3, y4 on device 1, copy y4 back). The event optimum (everything on device 1,
- * 2.5) is outside the class: the top problem itself runs on device 0. */
+ * 2.5) is outside that class (the top problem itself runs on device 0), inside the
+ * migration's: migrating before x0 is everything on device 1. */
 static void test_delegate_hand(void **state)
 {
     (void)state;
@@ -609,8 +633,15 @@ static void test_delegate_hand(void **state)
     in->dev[0].budget = 30;
     in->dev[1].budget = 100;
     double c;
-    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_int_equal(dp_class(in, 2, &c), XE_OK); /* delegation alone */
     assert_true(close_to(c, 3.2));
+    /* with a migration (docs/chain-dp.md, "Several devices"): migrating before x0 runs
+     * everything on device 1, 5 x 0.5, the event optimum; migrating after x0 costs 1 +
+     * 0.1 + 4 x 0.5 = 3.1 */
+    assert_int_equal(dp_class(in, 3, &c), XE_OK);
+    assert_true(close_to(c, 2.5));
+    assert_int_equal(dp_checked(in, 0, &c), XE_OK);
+    assert_true(close_to(c, 2.5));
     double cb;
     xe_err err = {{0}};
     assert_int_equal(xe_bf_event_solve(in, &cb, NULL, &err), XE_OK);
@@ -623,21 +654,28 @@ static void test_delegate_hand(void **state)
     xe_instance_free(in);
 }
 
-/* The current DP class without delegation (parking, rerun without it on overflow). */
-static int dp_no_delegation(const xe_instance *in, double *cost)
+
+/* The two-device instances of test_delegate_vs_brute and test_migrate_vs_brute: a random
+ * chain of up to 6 nodes (random_chain), device 1 at 0.5x, 1x or 2x device 0's compute
+ * cost, copies of 0.25..2 s per tensor, device 1's budget random from the largest
+ * footprint to all tensors; *lo, *hi: the largest footprint and the no-recomputation
+ * peak, the range of device 0's budgets to sweep. */
+static xe_instance *two_device_chain(uint64_t seed, int64_t *lo, int64_t *hi)
 {
-    xe_chain ch;
-    xe_err err = {{0}};
-    assert_int_equal(xe_chain_detect(in->g, &ch, &err), XE_OK);
-    xe_schedule s;
-    xe_schedule_init(&s);
-    int over = 0;
-    int rc = xe_cdp_run(in, &ch, 0, 1, 1, &s, cost, &over, &err);
-    if (over) rc = xe_cdp_run(in, &ch, 0, 0, 1, &s, cost, &over, &err);
-    assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
-    xe_schedule_clear(&s);
-    xe_chain_clear(&ch);
-    return rc;
+    uint64_t s = seed * 2654435761u;
+    int L = 1 + (int)(rnd(&s) % 3);
+    int nb = (int)(rnd(&s) % (6 - L));
+    xe_instance *in = random_chain(s, L, nb, 2);
+    double f = 0.5 * (double)(1u << (rnd(&s) % 3)); /* 0.5, 1, 2 */
+    for (int v = 0; v < in->g->n; v++) {
+        in->cost[v * 2 + 1] = in->cost[v * 2 + 0] * f;
+        double cp = 0.25 * (double)(1 + rnd(&s) % 8);
+        in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = cp;
+    }
+    *lo = xe_instance_min_footprint(in->g);
+    *hi = xe_instance_norecompute_peak(in->g);
+    in->dev[1].budget = *lo + (int64_t)(rnd(&s) % (uint64_t)(xe_graph_total_mem(in->g) - *lo + 1));
+    return in;
 }
 
 /* Two devices that both compute (device 1 0.5x, 1x or 2x the cost of device 0), random
@@ -649,23 +687,13 @@ static void test_delegate_vs_brute(void **state)
     (void)state;
     ext_tally t = {0};
     for (uint64_t seed = 1; seed <= 60 * XE_CDP_TEST_SCALE; seed++) {
-        uint64_t s = seed * 2654435761u;
-        int L = 1 + (int)(rnd(&s) % 3);
-        int nb = (int)(rnd(&s) % (6 - L));
-        xe_instance *in = random_chain(s, L, nb, 2);
-        double f = 0.5 * (double)(1u << (rnd(&s) % 3)); /* 0.5, 1, 2 */
-        for (int v = 0; v < in->g->n; v++) {
-            in->cost[v * 2 + 1] = in->cost[v * 2 + 0] * f;
-            double cp = 0.25 * (double)(1 + rnd(&s) % 8);
-            in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = cp;
-        }
-        int64_t lo = xe_instance_min_footprint(in->g), hi = xe_instance_norecompute_peak(in->g);
-        in->dev[1].budget = lo + (int64_t)(rnd(&s) % (uint64_t)(xe_graph_total_mem(in->g) - lo + 1));
+        int64_t lo, hi;
+        xe_instance *in = two_device_chain(seed, &lo, &hi);
         for (int64_t b = lo - 1; b <= hi; b++) {
             in->dev[0].budget = b;
             double cd = 0, c1 = 0, cb = 0;
             xe_err err = {{0}};
-            int rd = dp_checked(in, 0, &cd), r1 = dp_no_delegation(in, &c1);
+            int rd = dp_checked(in, 0, &cd), r1 = dp_class(in, 1, &c1);
             int rb = xe_bf_event_solve(in, &cb, NULL, &err);
             compare_extension(rd, cd, r1, c1, rb, cb, &t);
         }
@@ -675,6 +703,58 @@ static void test_delegate_vs_brute(void **state)
                   "cheaper than without delegation on %d\n", t.cases, t.feasible, t.equal, t.cheaper);
     assert_true(t.feasible > 0 && t.equal > 0); /* the conditional comparisons above ran */
     assert_true(t.cheaper > 0);
+}
+
+/* The migration class alone (xe_cdp_run lazy = 3: start on device 0, move to device 1
+ * for good, device 0 keeping its checkpoints for device 1 to fetch) on the instances of
+ * test_delegate_vs_brute: replayed valid within both budgets at the predicted cost, never
+ * below the two-device event optimum, equal to it somewhere; and the whole DP
+ * (xe_chain_dp: parking, delegation and migration, the cheapest) never above the
+ * migration class, and cheaper than delegation alone somewhere. */
+static void test_migrate_vs_brute(void **state)
+{
+    (void)state;
+    ext_tally t = {0};
+    int mig = 0, deleg = 0, below_del = 0;
+    for (uint64_t seed = 1; seed <= 60 * XE_CDP_TEST_SCALE; seed++) {
+        int64_t lo, hi;
+        xe_instance *in = two_device_chain(seed, &lo, &hi);
+        for (int64_t b = lo - 1; b <= hi; b++) {
+            in->dev[0].budget = b;
+            double cm = 0, cl = 0, cd = 0, cb = 0;
+            xe_err err = {{0}};
+            int rm = dp_class(in, 3, &cm), rl = dp_class(in, 2, &cl), rd = dp_checked(in, 0, &cd);
+            int rb = xe_bf_event_solve(in, &cb, NULL, &err);
+            assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+            t.cases++;
+            if (rm == XE_OK) {
+                assert_int_equal(rb, XE_OK);
+                assert_true(cm >= cb - 1e-9);
+                assert_int_equal(rd, XE_OK);
+                assert_true(cd <= cm + 1e-9);
+                mig++;
+            }
+            if (rl == XE_OK) {
+                assert_int_equal(rd, XE_OK);
+                assert_true(cd <= cl + 1e-9);
+                deleg++;
+                below_del += cd < cl - 1e-9;
+            } else if (rd == XE_OK) {
+                below_del++;
+            }
+            if (rb == XE_OK) {
+                t.feasible++;
+                t.equal += rm == XE_OK && close_to(cm, cb);
+            }
+        }
+        xe_instance_free(in);
+    }
+    print_message("migration: %d budgets, %d feasible on two devices; the migration class has a schedule on %d "
+                  "(delegation on %d), equal to the event optimum on %d; the whole DP cheaper than delegation "
+                  "alone on %d\n",
+                  t.cases, t.feasible, mig, deleg, t.equal, below_del);
+    assert_true(t.feasible > 0 && t.equal > 0 && mig > 0);
+    assert_true(below_del > 0);
 }
 
 /* Against the MILP: Checkmate chains of up to 11 nodes (L = 0..5; larger ones, up to 23
@@ -729,23 +809,25 @@ static void test_vs_milp(void **state)
     assert_true(opt >= cases / 2); /* the comparison is not vacuous */
 }
 
-/* Two devices, against the MILP and the event brute force: Checkmate chains of 3 and 5
- * nodes, device 1 twice as fast (f = 0.5) or twice as slow (f = 2) with copies of 0.5 s,
- * or as fast (f = 1) with copies of 0.1 s,
- * device 1 holding half of all tensors, device 0 at the smallest footprint, a third of
- * the way to the peak, and the peak. Asserted: the DP (device 0 as the main device, and
- * the best main device) and the MILP are never below the event optimum, the DP never
- * above the DP without delegation, and the DP with the best main device equal to the
- * MILP where the MILP proves optimality (the issue's target; the classes differ, the
- * MILP's stages against the DP's nested checkpoints with delegated subproblems, so this
- * is checked on these chains, not implied). */
+/* Two devices, against the MILP and the event brute force: Checkmate chains of 3 to 11
+ * nodes (L = 1..5), device 1 twice as fast (f = 0.5), twice as slow (f = 2) or as fast
+ * (f = 1), copies of 0.5 s or 0.1 s, device 1 holding half of all tensors, device 0 at the
+ * smallest footprint, a third of the way to the peak, and the peak. Asserted: the DP
+ * (device 0 as the main device, and the best main device) and the MILP are never below
+ * the event optimum, the DP never above the DP without delegation and migration, and the
+ * DP with the best main device equal to the MILP where the MILP proves optimality (the
+ * issue's target; the classes differ, the MILP's stages against the DP's nested
+ * checkpoints with delegated subproblems or a migration, so this is checked on these
+ * chains, not implied: without the migration the DP is above the MILP on 6 of these
+ * cases, all at f = 1, where the MILP moves to device 1 for good and fetches device 0's
+ * checkpoints when it needs them). */
 static void test_vs_milp_two(void **state)
 {
     (void)state;
     int cases = 0, solved = 0;
-    for (int k = 0; k < 6; k++) {
-        int L = 1 + k % 2;
-        double f = k < 2 ? 0.5 : k < 4 ? 2.0 : 1.0, cp = k < 4 ? 0.5 : 0.1;
+    for (int k = 0; k < 30; k++) {
+        int L = 1 + k % 5, v6 = k / 5; /* chains of 3..11 nodes, six device pairs */
+        double f = v6 < 2 ? 0.5 : v6 < 4 ? 2.0 : 1.0, cp = v6 % 2 ? 0.1 : 0.5;
         xe_instance *in = checkmate_chain(2000 + (uint64_t)L, L, 2);
         for (int v = 0; v < in->g->n; v++) {
             in->cost[v * 2 + 1] = f * in->cost[v * 2 + 0];
@@ -759,8 +841,11 @@ static void test_vs_milp_two(void **state)
             in->dev[0].budget = budgets[q];
             double cd = 0, c1 = 0, cb = 0;
             xe_err err = {{0}};
-            int rd = dp_checked(in, 0, &cd), r1 = dp_no_delegation(in, &c1);
-            assert_int_equal(xe_bf_event_solve(in, &cb, NULL, &err), XE_OK);
+            int rd = dp_checked(in, 0, &cd), r1 = dp_class(in, 1, &c1);
+            /* the event brute force up to 6 nodes on two devices (its state space: n x 3 bits
+             * of at most 20) */
+            if (in->g->n * 3 <= 20) assert_int_equal(xe_bf_event_solve(in, &cb, NULL, &err), XE_OK);
+            else cb = -INFINITY;
             if (r1 == XE_OK) {
                 assert_int_equal(rd, XE_OK);
                 assert_true(cd <= c1 + 1e-9);
@@ -861,6 +946,7 @@ int main(void)
         cmocka_unit_test(test_delegate_hand),
         cmocka_unit_test(test_delegate_vs_brute),
         cmocka_unit_test(test_vs_milp),
+        cmocka_unit_test(test_migrate_vs_brute),
         cmocka_unit_test(test_vs_milp_two),
         cmocka_unit_test(test_deadline),
     };

@@ -8,8 +8,8 @@
  * and a fastest-device greedy. The exact chain dynamic program (docs/chain-dp.md) is the
  * persistent-checkpoint recursion of Beaumont et al. ("Optimal checkpointing for
  * heterogeneous chains", 2019/2021), extended with checkpoints dropped and recomputed,
- * with checkpoints parked on another device and with subproblems delegated to another
- * device, carried out with exact byte thresholds (no discretization). docs/baselines.md describes every method.
+ * with checkpoints parked on another device, with subproblems delegated to another
+ * device and with a migration to another device, carried out with exact byte thresholds (no discretization). docs/baselines.md describes every method.
  *
  * Every function that returns a schedule has replayed it with xe_sim_run first; a method
  * that does not fit the budgets returns XE_EINFEASIBLE, never an overflowing schedule.
@@ -47,13 +47,15 @@ void xe_chain_clear(xe_chain *ch);
 
 /* Exact DP for a chain with main device d (docs/chain-dp.md): the cheapest schedule of
  * the nested-checkpoint class that fits every device's budget, with memory counted
- * exactly as the simulator counts it (bytes, no rounding). The top problem and its
- * sweeps run on d. With other devices, two extensions are solved and the cheaper
- * result kept: checkpoints parked on another device (a copy out and a copy back; when
- * the parked tensors overflow a parking device in the replay, rerun without parking),
- * and subproblems of the recursion delegated whole to another device that can run
- * every node (boundary tensors copied there, the subproblem run by that device's own DP
- * with all of its budget, the resulting gradient copied back). Evaluated lazily, only
+ * exactly as the simulator counts it (bytes, no rounding). The schedule starts on d.
+ * With other devices, three extensions are solved and the cheapest result kept:
+ * checkpoints parked on another device (a copy out and a copy back; when the parked
+ * tensors overflow a parking device in the replay, rerun without parking); subproblems
+ * of the recursion delegated whole to another device that can run every node (boundary
+ * tensors copied there, the subproblem run by that device's own DP with all of its
+ * budget, the resulting gradient copied back); and a migration: forward sweeps on d,
+ * then everything else on another device e for good, e fetching d's checkpoints when it
+ * needs them (chain_dp_migrate.c). Evaluated lazily, only
  * at the budgets the recursion reaches (Beaumont et al.'s recursion, 2019, without
  * their memory discretization). Appends the events to out (caller-initialised) and sets
  * *cost (seconds; equal to the simulator's total_time up to rounding of the sum,

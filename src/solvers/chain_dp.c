@@ -221,6 +221,45 @@ int xe_cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch
 
 /* ---- the exact DP --------------------------------------------------------------------- */
 
+/* The migration DP (chain_dp_migrate.c) from device md->d to each other device able to run
+ * the whole chain; the cheapest one's events appended to out, its cost in *pred
+ * (INFINITY, nothing appended, when none fits). */
+static int cdp_migrate_best(const xe_instance *in, const xe_chain *ch, const xe_cdp_model *md, double deadline,
+                            double *pred, xe_schedule *out, xe_err *err)
+{
+    int start = out->len;
+    *pred = INFINITY;
+    xe_schedule tmp;
+    xe_schedule_init(&tmp);
+    int rc = XE_OK;
+    for (int e = 0; e < in->ndev && !rc; e++) {
+        if (e == md->d) continue;
+        xe_cdp_model me;
+        xe_cdp_lazy *ze = NULL;
+        xe_err e2;
+        int r2 = xe_cdp_model_init(&me, in, ch, e, 0, 0, &e2);
+        if (r2 == XE_EINFEASIBLE) continue; /* e cannot run every node */
+        if (!r2) r2 = xe_cdp_lazy_new(&me, &ze, &e2);
+        double c = INFINITY;
+        tmp.len = 0;
+        if (!r2) {
+            xe_cdp_lazy_set_deadline(ze, deadline);
+            r2 = xe_cdp_migrate(md, &me, ze, deadline, &c, &tmp, &e2);
+        }
+        if (r2) rc = xe_err_set(err, r2, "%s", e2.msg);
+        else if (c < *pred) {
+            out->len = start;
+            if (xe_schedule_append(out, &tmp)) rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
+            *pred = c;
+        }
+        xe_cdp_lazy_free(ze);
+        xe_cdp_model_clear(&me);
+    }
+    xe_schedule_clear(&tmp);
+    if (rc) out->len = start;
+    return rc;
+}
+
 int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, xe_schedule *out,
                double *cost, int *over_park, xe_err *err)
 {
@@ -238,13 +277,16 @@ int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offl
     memset(&t, 0, sizeof t);
     int start = out->len;
     *over_park = 0;
-    if (lazy == 2 && offload)
-        return xe_err_set(err, XE_EINVAL, "chain dp: delegation and parking are not combined");
+    if (lazy >= 2 && offload)
+        return xe_err_set(err, XE_EINVAL, "chain dp: delegation or migration and parking are not combined");
     int rc = xe_cdp_model_init(&m, in, ch, d, 0, offload, err);
     if (rc) return rc;
     int64_t B = in->dev[d].budget;
     double pred = INFINITY;
-    if (lazy) {
+    if (lazy == 3) {
+        rc = cdp_migrate_best(in, ch, &m, deadline, &pred, out, err);
+        if (rc) goto out_model;
+    } else if (lazy) {
         rc = xe_cdp_lazy_new(&m, &z, err);
         if (rc) goto out_model;
         if (lazy == 2) {
@@ -284,7 +326,7 @@ int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offl
                         in->g->name, (long long)B, in->dev[d].name);
         goto out_table;
     }
-    rc = lazy ? xe_cdp_lazy_emit(z, B, out, err) : xe_cdp_emit(&m, &t, B, out, err);
+    rc = lazy == 3 ? XE_OK : lazy ? xe_cdp_lazy_emit(z, B, out, err) : xe_cdp_emit(&m, &t, B, out, err);
     if (rc) goto out_table;
     /* judge the result: the replay of only the appended events */
     xe_schedule view = {out->ev + start, out->len - start, out->len - start};
@@ -326,6 +368,36 @@ out_model:
     return rc;
 }
 
+/* One more DP class (xe_cdp_run_within's lazy = 2 or 3, no parking) against the result so
+ * far (rc: XE_OK with its events at out[start..] and *cost, or XE_EINFEASIBLE): the
+ * cheaper one is left in out and *cost. Returns the new rc (XE_OK, XE_EINFEASIBLE, or
+ * the class's error with out cut back to start). */
+static int cdp_keep_cheaper(const xe_instance *in, const xe_chain *ch, int d, int lazy, double deadline, int rc,
+                            int start, xe_schedule *out, double *cost, xe_err *err)
+{
+    xe_schedule alt;
+    xe_schedule_init(&alt);
+    double c2 = INFINITY;
+    int over = 0;
+    xe_err e2;
+    int r2 = xe_cdp_run_within(in, ch, d, 0, lazy, deadline, &alt, &c2, &over, &e2);
+    if (r2 == XE_OK && (rc != XE_OK || c2 < *cost)) {
+        out->len = start;
+        if (xe_schedule_append(out, &alt) == XE_OK) {
+            rc = XE_OK;
+            *cost = c2;
+        } else {
+            out->len = start;
+            rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
+        }
+    } else if (r2 != XE_OK && r2 != XE_EINFEASIBLE) {
+        out->len = start;
+        rc = xe_err_set(err, r2, "%s", e2.msg);
+    }
+    xe_schedule_clear(&alt);
+    return rc;
+}
+
 int xe_chain_dp(const xe_instance *in, int d, xe_schedule *out, double *cost, xe_err *err)
 {
     return xe_chain_dp_within(in, d, 0.0, out, cost, err);
@@ -342,30 +414,10 @@ int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedul
     int start = out->len;
     rc = xe_cdp_run_within(in, &ch, d, 1, 1, deadline, out, cost, &over, err);
     if (over) rc = xe_cdp_run_within(in, &ch, d, 0, 1, deadline, out, cost, &over, err); /* without parking */
-    if ((rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1) {
-        /* the same class with delegation of subproblems to the other devices instead of
-         * parking; the cheaper of the two is kept */
-        xe_schedule alt;
-        xe_schedule_init(&alt);
-        double c2 = INFINITY;
-        xe_err e2;
-        int r2 = xe_cdp_run_within(in, &ch, d, 0, 2, deadline, &alt, &c2, &over, &e2);
-        if (r2 == XE_OK && (rc != XE_OK || c2 < *cost)) {
-            out->len = start;
-            r2 = xe_schedule_append(out, &alt);
-            if (r2 == XE_OK) {
-                rc = XE_OK;
-                *cost = c2;
-            } else {
-                out->len = start;
-                rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
-            }
-        } else if (r2 != XE_OK && r2 != XE_EINFEASIBLE) {
-            out->len = start;
-            rc = xe_err_set(err, r2, "%s", e2.msg);
-        }
-        xe_schedule_clear(&alt);
-    }
+    /* with other devices, the same class with delegation of subproblems instead of
+     * parking, and with a migration (chain_dp_migrate.c); the cheapest is kept */
+    for (int lazy = 2; lazy <= 3 && (rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1; lazy++)
+        rc = cdp_keep_cheaper(in, &ch, d, lazy, deadline, rc, start, out, cost, err);
     xe_chain_clear(&ch);
     return rc;
 }

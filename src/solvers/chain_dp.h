@@ -79,6 +79,15 @@ int xe_cdp_lazy_new(const xe_cdp_model *m, xe_cdp_lazy **out, xe_err *err);
 void xe_cdp_lazy_free(xe_cdp_lazy *z);
 int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err);
 int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *err);
+/* The same for any subproblem (kind, s, t), -1 <= s <= t <= L, instead of the top problem
+ * (0, -1, L): its optimum at budget (INFINITY when nothing of the class fits; XE_ENOMEM,
+ * XE_ETIMEOUT), and its events appended to out (as xe_cdp_emit; they start with x_s and
+ * front(t) resident and end with front(s-1) (kind 0) or front(s) (kind 1) resident). */
+int xe_cdp_lazy_sub(xe_cdp_lazy *z, int kind, int s, int t, int64_t budget, double *cost, xe_err *err);
+/* A lower bound on (kind, s, t) at every budget, seconds: its groups and the path nodes
+ * they need computed once each (at the cheapest device when z delegates). O(1). */
+double xe_cdp_lazy_lb(const xe_cdp_lazy *z, int kind, int s, int t);
+int xe_cdp_lazy_emit_sub(xe_cdp_lazy *z, int kind, int s, int t, int64_t budget, xe_schedule *out, xe_err *err);
 /* Sets the deadline (xe_now() seconds; 0: none) of z's evaluations and of its delegates'. */
 void xe_cdp_lazy_set_deadline(xe_cdp_lazy *z, double deadline);
 long xe_cdp_lazy_entries(const xe_cdp_lazy *z);
@@ -87,9 +96,19 @@ long xe_cdp_lazy_entries(const xe_cdp_lazy *z);
  * outlive z. Neither model may park (ze's budget is all its own). XE_EINVAL; XE_ENOMEM. */
 int xe_cdp_lazy_delegate(xe_cdp_lazy *z, xe_cdp_lazy *ze, xe_err *err);
 
+/* The migration DP (chain_dp_migrate.c, docs/chain-dp.md "Several devices"): the chain
+ * starts on md's device d with all of its budget and moves for good to me's device e (all
+ * of e's budget), d keeping its checkpoints as a store e copies from. ze: the lazy DP of
+ * me (not owned; its deadline is the caller's to set). *cost: the optimum of that class
+ * in seconds (INFINITY when nothing fits), its events appended to out. XE_ENOMEM,
+ * XE_ETIMEOUT when deadline (xe_now() seconds, 0: none) passes (nothing appended). */
+int xe_cdp_migrate(const xe_cdp_model *md, const xe_cdp_model *me, xe_cdp_lazy *ze, double deadline,
+                   double *cost, xe_schedule *out, xe_err *err);
+
 /* One DP run for the chain ch on device d (parking on other devices when offload is 1),
  * lazily (lazy = 1), lazily with delegation of subproblems to every other device able to
- * run the whole chain (lazy = 2; offload must be 0, else XE_EINVAL), or by whole
+ * run the whole chain (lazy = 2; offload must be 0, else XE_EINVAL), with a migration to
+ * the cheapest other device (lazy = 3, xe_cdp_migrate; offload 0), or by whole
  * frontiers (lazy = 0; it must agree with lazy = 1, tested), its
  * events appended to out, replayed by the simulator and its cost checked against the
  * prediction. *over_park = 1 (with XE_EINFEASIBLE) when the replay fails only because a

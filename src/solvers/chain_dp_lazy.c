@@ -649,10 +649,10 @@ void xe_cdp_lazy_set_deadline(xe_cdp_lazy *z, double deadline)
     for (int j = 0; j < z->ndz; j++) z->dz[j]->deadline = deadline;
 }
 
-int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err)
+int xe_cdp_lazy_sub(xe_cdp_lazy *z, int kind, int s, int t, int64_t budget, double *cost, xe_err *err)
 {
     lz_ent e;
-    if (lz_query(z, 0, -1, z->L, budget, INFINITY, &e)) {
+    if (lz_query(z, kind, s, t, budget, INFINITY, &e)) {
         int late = z->timed_out;
         for (int j = 0; j < z->ndz; j++) late |= z->dz[j]->timed_out;
         return late ? xe_err_set(err, XE_ETIMEOUT, "chain dp: time limit reached")
@@ -661,6 +661,13 @@ int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err)
     XE_ASSERT(!e.lbnd, "an unbounded query returns an exact entry");
     *cost = e.cost;
     return XE_OK;
+}
+
+double xe_cdp_lazy_lb(const xe_cdp_lazy *z, int kind, int s, int t) { return lz_min(z, kind, s, t); }
+
+int xe_cdp_lazy_query(xe_cdp_lazy *z, int64_t budget, double *cost, xe_err *err)
+{
+    return xe_cdp_lazy_sub(z, 0, -1, z->L, budget, cost, err);
 }
 
 /* ---- reconstruction ------------------------------------------------------------------- */
@@ -760,10 +767,10 @@ int xe_cdp_emit(const xe_cdp_model *m, const xe_cdp_table *t, int64_t budget, xe
     return rc;
 }
 
-int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *err)
+int xe_cdp_lazy_emit_sub(xe_cdp_lazy *z, int kind, int s, int t, int64_t budget, xe_schedule *out, xe_err *err)
 {
     pick_ctx pc = {NULL, z};
-    int rc = emit_rec(z->m, &pc, 0, -1, z->m->L, budget, out);
+    int rc = emit_rec(z->m, &pc, kind, s, t, budget, out);
     if (rc == XE_ENOMEM) return xe_err_set(err, rc, "chain dp: out of memory");
     if (rc == XE_EINFEASIBLE)
         return xe_err_set(err, rc, "chain dp: no schedule of the class fits %lld on %s", (long long)budget,
@@ -771,3 +778,7 @@ int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *e
     return rc;
 }
 
+int xe_cdp_lazy_emit(xe_cdp_lazy *z, int64_t budget, xe_schedule *out, xe_err *err)
+{
+    return xe_cdp_lazy_emit_sub(z, 0, -1, z->L, budget, out, err);
+}

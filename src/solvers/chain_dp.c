@@ -371,7 +371,8 @@ out_model:
 /* One more DP class (xe_cdp_run_within's lazy = 2 or 3, no parking) against the result so
  * far (rc: XE_OK with its events at out[start..] and *cost, or XE_EINFEASIBLE): the
  * cheaper one is left in out and *cost. Returns the new rc (XE_OK, XE_EINFEASIBLE, or
- * the class's error with out cut back to start). */
+ * the class's error with out cut back to start; a time-out of this class keeps a
+ * schedule already found). */
 static int cdp_keep_cheaper(const xe_instance *in, const xe_chain *ch, int d, int lazy, double deadline, int rc,
                             int start, xe_schedule *out, double *cost, xe_err *err)
 {
@@ -390,6 +391,8 @@ static int cdp_keep_cheaper(const xe_instance *in, const xe_chain *ch, int d, in
             out->len = start;
             rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
         }
+    } else if (r2 == XE_ETIMEOUT && rc == XE_OK) {
+        /* out of time in this class: the schedule already found stands */
     } else if (r2 != XE_OK && r2 != XE_EINFEASIBLE) {
         out->len = start;
         rc = xe_err_set(err, r2, "%s", e2.msg);

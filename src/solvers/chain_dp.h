@@ -98,7 +98,9 @@ int xe_cdp_lazy_delegate(xe_cdp_lazy *z, xe_cdp_lazy *ze, xe_err *err);
 
 /* The migration DP (chain_dp_migrate.c, docs/chain-dp.md "Several devices"): the chain
  * starts on md's device d with all of its budget and moves for good to me's device e (all
- * of e's budget), d keeping its checkpoints as a store e copies from. ze: the lazy DP of
+ * of e's budget), d keeping its checkpoints as a store e copies from (a fetched one held
+ * to the end of e's subproblem, or freed after the next path node and fetched again for
+ * the next tail). ze: the lazy DP of
  * me (not owned; its deadline is the caller's to set). *cost: the optimum of that class
  * in seconds (INFINITY when nothing fits), its events appended to out. XE_ENOMEM,
  * XE_ETIMEOUT when deadline (xe_now() seconds, 0: none) passes (nothing appended). */

@@ -3,7 +3,9 @@
  * good. d computes path nodes keeping a nested stack of checkpoints, as in the one-device
  * recursion; at the migration point everything left runs on e, and d keeps its
  * checkpoints as a store from which e copies each one whenever it needs it (as often as
- * it needs it: e may free a copy and fetch it again instead of holding it).
+ * it needs it: e may free a copy right after the next path node and fetch it again for
+ * the next tail instead of holding it; holding it through some children and then
+ * dropping it is not in the class, docs/chain-dp.md).
  *
  * Mig(kind, s, m): x_s resident on d, m bytes of d for it and everything after; groups L..s
  * (kind 0) or L..s+1 (kind 1) still to run, ending on e. Choices:

@@ -221,44 +221,81 @@ int xe_cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch
 
 /* ---- the exact DP --------------------------------------------------------------------- */
 
-/* The migration DP (chain_dp_migrate.c) from device md->d to each other device able to run
- * the whole chain; the cheapest one's events appended to out, its cost in *pred
- * (INFINITY, nothing appended, when none fits). */
-static int cdp_migrate_best(const xe_instance *in, const xe_chain *ch, const xe_cdp_model *md, double deadline,
-                            double *pred, xe_schedule *out, xe_err *err)
+/* The one-device DPs of the devices other than d that can run the whole chain, shared by
+ * delegation and migration (each evaluated lazily at its whole budget; one cache for
+ * both classes). me[e] / ze[e] for e != d; ze[e] NULL where e cannot run some node. */
+typedef struct cdp_others {
+    int ndev;
+    xe_cdp_model *me;
+    xe_cdp_lazy **ze;
+} cdp_others;
+
+static void cdp_others_free(cdp_others *o)
+{
+    for (int e = 0; o->me && e < o->ndev; e++) {
+        if (o->ze) xe_cdp_lazy_free(o->ze[e]);
+        xe_cdp_model_clear(&o->me[e]);
+    }
+    free(o->ze);
+    free(o->me);
+    memset(o, 0, sizeof *o);
+}
+
+static int cdp_others_new(const xe_instance *in, const xe_chain *ch, int d, cdp_others *o, xe_err *err)
+{
+    o->ndev = in->ndev;
+    o->me = calloc((size_t)in->ndev, sizeof *o->me);
+    o->ze = calloc((size_t)in->ndev, sizeof *o->ze);
+    if (!o->me || !o->ze) {
+        cdp_others_free(o);
+        return xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
+    }
+    for (int e = 0; e < in->ndev; e++) {
+        if (e == d) continue;
+        xe_err e2;
+        int r2 = xe_cdp_model_init(&o->me[e], in, ch, e, 0, 0, &e2);
+        if (r2 == XE_EINFEASIBLE) continue; /* e cannot run every node */
+        if (!r2) r2 = xe_cdp_lazy_new(&o->me[e], &o->ze[e], &e2);
+        if (r2) {
+            cdp_others_free(o);
+            return xe_err_set(err, r2, "%s", e2.msg);
+        }
+    }
+    return XE_OK;
+}
+
+/* The migration DP (chain_dp_migrate.c) from device md->d to each other device of o; the
+ * cheapest one's events appended to out, its cost in *pred (INFINITY, nothing appended,
+ * when none fits). */
+static int cdp_migrate_best(const cdp_others *o, const xe_cdp_model *md, double deadline, double *pred,
+                            xe_schedule *out, xe_err *err)
 {
     int start = out->len;
     *pred = INFINITY;
     xe_schedule tmp;
     xe_schedule_init(&tmp);
     int rc = XE_OK;
-    for (int e = 0; e < in->ndev && !rc; e++) {
-        if (e == md->d) continue;
-        xe_cdp_model me;
-        xe_cdp_lazy *ze = NULL;
-        xe_err e2;
-        int r2 = xe_cdp_model_init(&me, in, ch, e, 0, 0, &e2);
-        if (r2 == XE_EINFEASIBLE) continue; /* e cannot run every node */
-        if (!r2) r2 = xe_cdp_lazy_new(&me, &ze, &e2);
+    for (int e = 0; e < o->ndev && !rc; e++) {
+        if (!o->ze[e]) continue;
         double c = INFINITY;
         tmp.len = 0;
-        if (!r2) {
-            xe_cdp_lazy_set_deadline(ze, deadline);
-            r2 = xe_cdp_migrate(md, &me, ze, deadline, &c, &tmp, &e2);
-        }
-        if (r2) rc = xe_err_set(err, r2, "%s", e2.msg);
-        else if (c < *pred) {
+        xe_cdp_lazy_set_deadline(o->ze[e], deadline);
+        rc = xe_cdp_migrate(md, &o->me[e], o->ze[e], deadline, &c, &tmp, err);
+        xe_cdp_lazy_set_deadline(o->ze[e], 0.0);
+        if (!rc && c < *pred) {
             out->len = start;
             if (xe_schedule_append(out, &tmp)) rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
             *pred = c;
         }
-        xe_cdp_lazy_free(ze);
-        xe_cdp_model_clear(&me);
     }
     xe_schedule_clear(&tmp);
     if (rc) out->len = start;
     return rc;
 }
+
+/* xe_cdp_run_within with the other devices' DPs given (o; needed for lazy >= 2). */
+static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
+                   const cdp_others *o, xe_schedule *out, double *cost, int *over_park, xe_err *err);
 
 int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, xe_schedule *out,
                double *cost, int *over_park, xe_err *err)
@@ -269,46 +306,36 @@ int xe_cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, in
 int xe_cdp_run_within(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
                       xe_schedule *out, double *cost, int *over_park, xe_err *err)
 {
-    xe_cdp_model m;
-    xe_cdp_table t;
-    xe_cdp_lazy *z = NULL;
-    xe_cdp_model *me = NULL; /* [ndev] delegates' models (lazy == 2) */
-    xe_cdp_lazy **ze = NULL;
-    memset(&t, 0, sizeof t);
-    int start = out->len;
+    cdp_others o = {0, NULL, NULL};
     *over_park = 0;
     if (lazy >= 2 && offload)
         return xe_err_set(err, XE_EINVAL, "chain dp: delegation or migration and parking are not combined");
+    int rc = lazy >= 2 ? cdp_others_new(in, ch, d, &o, err) : XE_OK;
+    if (!rc) rc = cdp_run(in, ch, d, offload, lazy, deadline, &o, out, cost, over_park, err);
+    cdp_others_free(&o);
+    return rc;
+}
+
+static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload, int lazy, double deadline,
+                   const cdp_others *o, xe_schedule *out, double *cost, int *over_park, xe_err *err)
+{
+    xe_cdp_model m;
+    xe_cdp_table t;
+    xe_cdp_lazy *z = NULL;
+    memset(&t, 0, sizeof t);
+    int start = out->len;
     int rc = xe_cdp_model_init(&m, in, ch, d, 0, offload, err);
     if (rc) return rc;
     int64_t B = in->dev[d].budget;
     double pred = INFINITY;
     if (lazy == 3) {
-        rc = cdp_migrate_best(in, ch, &m, deadline, &pred, out, err);
+        rc = cdp_migrate_best(o, &m, deadline, &pred, out, err);
         if (rc) goto out_model;
     } else if (lazy) {
         rc = xe_cdp_lazy_new(&m, &z, err);
         if (rc) goto out_model;
-        if (lazy == 2) {
-            me = calloc((size_t)in->ndev, sizeof *me);
-            ze = calloc((size_t)in->ndev, sizeof *ze);
-            if (!me || !ze) {
-                rc = xe_err_set(err, XE_ENOMEM, "chain dp: out of memory");
-                goto out_table;
-            }
-            for (int e = 0; e < in->ndev; e++) {
-                if (e == d) continue;
-                xe_err e2;
-                int r2 = xe_cdp_model_init(&me[e], in, ch, e, 0, 0, &e2);
-                if (r2 == XE_EINFEASIBLE) continue; /* e cannot run every node */
-                if (!r2) r2 = xe_cdp_lazy_new(&me[e], &ze[e], &e2);
-                if (!r2) r2 = xe_cdp_lazy_delegate(z, ze[e], &e2);
-                if (r2) {
-                    rc = xe_err_set(err, r2, "%s", e2.msg);
-                    goto out_table;
-                }
-            }
-        }
+        for (int e = 0; lazy == 2 && e < o->ndev; e++)
+            if (o->ze[e] && (rc = xe_cdp_lazy_delegate(z, o->ze[e], err))) goto out_table;
         xe_cdp_lazy_set_deadline(z, deadline); /* its delegates' too */
         rc = xe_cdp_lazy_query(z, B, &pred, err);
         xe_cdp_lazy_set_deadline(z, 0.0); /* the answer is in the cache: its reconstruction runs to the end */
@@ -357,12 +384,6 @@ out_table:
     if (rc) out->len = start;
     xe_cdp_table_clear(&t);
     xe_cdp_lazy_free(z);
-    for (int e = 0; me && e < in->ndev; e++) {
-        if (ze) xe_cdp_lazy_free(ze[e]);
-        xe_cdp_model_clear(&me[e]);
-    }
-    free(ze);
-    free(me);
 out_model:
     xe_cdp_model_clear(&m);
     return rc;
@@ -373,15 +394,15 @@ out_model:
  * cheaper one is left in out and *cost. Returns the new rc (XE_OK, XE_EINFEASIBLE, or
  * the class's error with out cut back to start; a time-out of this class keeps a
  * schedule already found). */
-static int cdp_keep_cheaper(const xe_instance *in, const xe_chain *ch, int d, int lazy, double deadline, int rc,
-                            int start, xe_schedule *out, double *cost, xe_err *err)
+static int cdp_keep_cheaper(const xe_instance *in, const xe_chain *ch, int d, int lazy, double deadline,
+                            const cdp_others *o, int rc, int start, xe_schedule *out, double *cost, xe_err *err)
 {
     xe_schedule alt;
     xe_schedule_init(&alt);
     double c2 = INFINITY;
     int over = 0;
     xe_err e2;
-    int r2 = xe_cdp_run_within(in, ch, d, 0, lazy, deadline, &alt, &c2, &over, &e2);
+    int r2 = cdp_run(in, ch, d, 0, lazy, deadline, o, &alt, &c2, &over, &e2);
     if (r2 == XE_OK && (rc != XE_OK || c2 < *cost)) {
         out->len = start;
         if (xe_schedule_append(out, &alt) == XE_OK) {
@@ -419,8 +440,17 @@ int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedul
     if (over) rc = xe_cdp_run_within(in, &ch, d, 0, 1, deadline, out, cost, &over, err); /* without parking */
     /* with other devices, the same class with delegation of subproblems instead of
      * parking, and with a migration (chain_dp_migrate.c); the cheapest is kept */
-    for (int lazy = 2; lazy <= 3 && (rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1; lazy++)
-        rc = cdp_keep_cheaper(in, &ch, d, lazy, deadline, rc, start, out, cost, err);
+    if ((rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1) {
+        cdp_others o; /* the other devices' DPs, one cache for both classes */
+        int r2 = cdp_others_new(in, &ch, d, &o, err);
+        if (r2) {
+            out->len = start;
+            rc = r2;
+        }
+        for (int lazy = 2; !r2 && lazy <= 3 && (rc == XE_OK || rc == XE_EINFEASIBLE); lazy++)
+            rc = cdp_keep_cheaper(in, &ch, d, lazy, deadline, &o, rc, start, out, cost, err);
+        if (!r2) cdp_others_free(&o);
+    }
     xe_chain_clear(&ch);
     return rc;
 }

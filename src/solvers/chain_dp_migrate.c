@@ -28,7 +28,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "xengine/timer.h"
 
@@ -91,9 +90,10 @@ static int mg_P(mg_ctx *c, int kind, int s, int t, double *val)
             for (int np = 0; np <= (sp < t); np++) {
                 double vc, vt;
                 int thi = np ? sp : sp - 1;
-                if (!(cs + fc + xe_cdp_lazy_lb(c->ze, np, sp, t) + xe_cdp_lazy_lb(c->ze, kind, s, thi) < best)) continue;
+                double lbt = xe_cdp_lazy_lb(c->ze, kind, s, thi); /* the tail's */
+                if (!(cs + fc + xe_cdp_lazy_lb(c->ze, np, sp, t) + lbt < best)) continue;
                 if ((rc = xe_cdp_lazy_sub(c->ze, np, sp, t, c->Me, &vc, c->err))) return rc;
-                if (!(cs + fc + vc + xe_cdp_lazy_lb(c->ze, kind, s, thi) < best)) continue;
+                if (!(cs + fc + vc + lbt < best)) continue;
                 if ((rc = mg_P(c, kind, s, thi, &vt))) return rc;
                 if (cs + fc + vc + vt < best) {
                     best = cs + fc + vc + vt;
@@ -156,9 +156,7 @@ static int mg_front_fill(mg_ctx *c, int kind, int s)
     for (size_t i = 0; i < n; i++)
         if (k == 0 || buf[i].cost < buf[k - 1].cost) buf[k++] = buf[i];
     mg_front *f = &c->F[kind * (L + 2) + s + 1];
-    f->p = k ? realloc(buf, k * sizeof *buf) : NULL;
-    if (k && !f->p) f->p = buf; /* shrinking failed: keep the larger block */
-    else if (!k) free(buf);
+    f->p = buf; /* owned by c->F from here on, also when empty */
     f->n = (int)k;
     return XE_OK;
 out:

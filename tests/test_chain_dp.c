@@ -758,6 +758,54 @@ static void test_migrate_vs_brute(void **state)
     assert_true(below_del > 0);
 }
 
+/* Plain paths (no backward node) on two devices, the case of the delegation overflow
+ * documented in docs/chain-dp.md ("Known bug"): random paths of 2-6 nodes, device 1 at
+ * 0.5x, 1x or 2x device 0's cost, copies 0.25..2 s, device 1's budget random in
+ * [0, all tensors], device 0's every budget from 0 to all tensors. Every DP schedule
+ * replays valid at its predicted cost within both budgets (dp_checked: any error other
+ * than "no schedule of the class" fails), never below the two-device event optimum, and
+ * equals it on most budgets. */
+static void test_plain_path_two(void **state)
+{
+    (void)state;
+    int cases = 0, feasible = 0, dp = 0, equal = 0;
+    for (uint64_t seed = 1; seed <= 80 * XE_CDP_TEST_SCALE; seed++) {
+        uint64_t s = seed * 40503u;
+        int L = 1 + (int)(rnd(&s) % 5);
+        xe_instance *in = random_chain(s, L, 0, 2);
+        double f = 0.5 * (double)(1u << (rnd(&s) % 3)); /* 0.5, 1, 2 */
+        for (int v = 0; v < in->g->n; v++) {
+            in->cost[v * 2 + 1] = in->cost[v * 2 + 0] * f;
+            double cp = 0.25 * (double)(1 + rnd(&s) % 8);
+            in->copy[(v * 2 + 0) * 2 + 1] = in->copy[(v * 2 + 1) * 2 + 0] = cp;
+        }
+        int64_t total = xe_graph_total_mem(in->g);
+        in->dev[1].budget = (int64_t)(rnd(&s) % (uint64_t)(total + 1));
+        for (int64_t b = 0; b <= total; b++) {
+            in->dev[0].budget = b;
+            double cd = 0, cb = 0;
+            xe_err err = {{0}};
+            int rd = dp_checked(in, 0, &cd);
+            int rb = xe_bf_event_solve(in, &cb, NULL, &err);
+            assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+            cases++;
+            feasible += rb == XE_OK;
+            if (rd == XE_OK) {
+                assert_int_equal(rb, XE_OK);
+                assert_true(cd >= cb - 1e-9);
+                dp++;
+                equal += close_to(cd, cb);
+            }
+        }
+        xe_instance_free(in);
+    }
+    print_message("plain paths on two devices: %d budgets, %d feasible, the DP has a schedule on %d, equal to "
+                  "the event optimum on %d\n",
+                  cases, feasible, dp, equal);
+    assert_true(feasible > 0 && dp > 0);
+    assert_true(2 * equal > feasible);
+}
+
 /* Against the MILP: Checkmate chains of up to 11 nodes (L = 0..5; larger ones, up to 23
  * nodes, are in bench_chain_dp's "milp" table, too slow for a sanitizer build), budgets
  * at the smallest footprint, between, and the no-recomputation peak. Where the MILP
@@ -938,6 +986,7 @@ int main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_tight_chain),
         cmocka_unit_test(test_plain_path),
+        cmocka_unit_test(test_plain_path_two),
         cmocka_unit_test(test_vs_event_brute),
         cmocka_unit_test(test_outside_class),
         cmocka_unit_test(test_park_hand),

@@ -116,6 +116,11 @@ int xe_cli_check_model(const char *path, const char *command);
 /* Maps an XE_E* status to an exit code. */
 int xe_cli_exit_code(int status);
 
+/* Exit code of a failed write of an output (schedule, graph, costs, CSV) whose path was
+ * checked writable before the work: an I/O error is then the disk's (full), not the
+ * input's, so XE_EIO gives XE_EXIT_INTERNAL (5); any other status as xe_cli_exit_code. */
+int xe_cli_write_exit_code(int status);
+
 /* Prints the per-device table and the totals of a simulated schedule on stdout. */
 void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r);
 

@@ -144,6 +144,8 @@ int xe_cli_exit_code(int status)
     }
 }
 
+int xe_cli_write_exit_code(int status) { return status == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(status); }
+
 static int is_preset(const char *s)
 {
     return !strcmp(s, "gpu") || !strcmp(s, "cpu") || !strcmp(s, "gpu+cpu");

@@ -22,7 +22,10 @@ static void help(FILE *f)
             "\n"
             "example:\n"
             "  xengine export-graph tests/data/onnx/resnet18.onnx --batch 32 -o resnet18.json \\\n"
-            "      --costs-out resnet18_costs.json\n");
+            "      --costs-out resnet18_costs.json\n"
+            "\n"
+            "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error or an output could not\n"
+            "be written (a full disk; nothing is left half-written)\n");
 }
 
 int xe_cli_export_graph(int argc, char **argv)
@@ -73,7 +76,7 @@ int xe_cli_export_graph(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_instance_free(in);
-        return xe_cli_exit_code(rc);
+        return xe_cli_write_exit_code(rc);
     }
     printf("wrote %s (%d nodes, %d edges)", out, in->g->n, in->g->m);
     if (costs_out) printf(" and %s (%d devices)", costs_out, in->ndev);

@@ -25,7 +25,7 @@ static void help(FILE *f)
             "\n"
             "Replays SCHEDULE.json on the instance made from GRAPH and the device options (give\n"
             "the same ones as to 'xengine solve'), then draws through gnuplot, into DIR (made\n"
-            "when missing):\n"
+            "when missing, in a parent directory that exists):\n"
             "  rs.FMT        per device the R (computes), S (checkpoints at stage start) and\n"
             "                C (copies arriving) matrices, stage by node\n"
             "  memory.FMT    resident bytes per device after each event, against its budget\n"

@@ -32,7 +32,8 @@ static void help(FILE *f)
             "\n"
             "On a machine shared with other jobs, export OMP_WAIT_POLICY=passive (docs/executor.md).\n"
             "\n"
-            "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error\n");
+            "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error or the costs file could\n"
+            "not be written\n");
 }
 
 int xe_cli_profile(int argc, char **argv)
@@ -94,12 +95,15 @@ int xe_cli_profile(int argc, char **argv)
     if ((code = xe_cli_model_load(&io, threads, &m))) return code;
     memcpy(po.threads, m.threads, sizeof po.threads);
     xe_err err = {{0}};
-    int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err);
-    if (!rc) rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err);
+    int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err), wrote = 0;
+    if (!rc) {
+        rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err);
+        wrote = 1;
+    }
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_cli_model_free(&m);
-        return xe_cli_exit_code(rc);
+        return wrote ? xe_cli_write_exit_code(rc) : xe_cli_exit_code(rc);
     }
     /* summary: per device the sum of forward (and loss) and backward medians */
     const xe_instance *in = m.inst;

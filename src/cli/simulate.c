@@ -22,7 +22,7 @@ static void help(FILE *f)
             "\n"
             "example:\n"
             "  xengine simulate ../shared/graphs/checkmate_vgg16_b256_train.json vgg16.json \\\n"
-            "      --devices gpu --budget 80%%\n"
+            "      --devices gpu+cpu --budget 70%%\n"
             "\n"
             "exit codes: 0 valid, 1 usage, 2 bad input or invalid schedule\n");
 }

@@ -99,8 +99,8 @@ static void help(FILE *f)
             "                   whole solve. Printed also when the command fails (README)\n"
             "\n"
             "examples:\n"
-            "  xengine solve ../shared/graphs/checkmate_vgg16_b256_train.json --devices gpu \\\n"
-            "      --budget 80%% -o vgg16.json\n"
+            "  xengine solve ../shared/graphs/checkmate_vgg16_b256_train.json --devices gpu+cpu \\\n"
+            "      --budget 70%% -o vgg16.json\n"
             "  xengine solve graph.json --devices devices.json --time-limit 30 -o plan.json\n"
             "\n"
             "exit codes: 0 ok, 1 usage, 2 bad input, 3 infeasible budget, proven for every\n"
@@ -294,9 +294,6 @@ static int xe_cli_is_baseline(const char *name)
     return !strncmp(name, "one-device:", 11);
 }
 
-/* Exit code of a failed write of the schedule after the solve: the output was checked
- * writable before the solve, so an I/O error is the disk's (full), not the input's. */
-static int write_exit_code(int rc) { return rc == XE_EIO ? XE_EXIT_INTERNAL : xe_cli_exit_code(rc); }
 
 /* The schedule summary's "batch" key, as text to close its extra keys with: the ONNX
  * model's batch size the plan was made for (batch > 0; "" otherwise), so that `simulate`
@@ -345,7 +342,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_schedule_clear(&sched);
-        return write_exit_code(rc);
+        return xe_cli_write_exit_code(rc);
     }
     *js = (xe_cli_json){.command = "solve", .graph = graph, .schedule = out, .method = name, .status = "baseline",
                         .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
@@ -697,7 +694,7 @@ int xe_cli_solve(int argc, char **argv)
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
-        code = write_exit_code(rc);
+        code = xe_cli_write_exit_code(rc);
         goto done;
     }
     js.method = best_name;

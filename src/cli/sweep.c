@@ -62,7 +62,7 @@ static void help(FILE *f)
             "  xengine sweep tests/data/onnx/resnet18.onnx --batch 32 --max-batch --budget 60%%\n"
             "\n"
             "exit codes: 0 ok, 1 usage, 2 bad input, 5 internal error (gnuplot missing or\n"
-            "failing, a schedule the simulator rejects)\n");
+            "failing, a schedule the simulator rejects, the CSV could not be written)\n");
 }
 
 /* "40%" or "40" (percent), > 0 and <= 10000; -1 when not. */
@@ -137,7 +137,7 @@ static int write_file(const char *path, text *t)
     }
     int rc = xe_io_write_atomic(path, t->buf, t->len, &err);
     if (rc) fprintf(stderr, "xengine: error: %s\n", err.msg);
-    return rc ? xe_cli_exit_code(rc) : XE_EXIT_OK;
+    return rc ? xe_cli_write_exit_code(rc) : XE_EXIT_OK;
 }
 
 /* gnuplot single-quoted string body: ' doubled, control characters dropped. */
@@ -524,7 +524,7 @@ static int sweep_max_batch(opts *o)
         printf("xengine sweep --max-batch: %s: budgets fixed at", o->io.graph);
         for (int d = 0; d < in->ndev; d++)
             printf("%s %s %s", d ? "," : "", in->dev[d].name, xe_cli_bytes(in->dev[d].budget, b1, sizeof b1));
-        printf(" (no-recomputation peak at batch %lld: %s); planner: %g s per probe\n", (long long)base_batch,
+        printf(" (no-recomputation peak at batch %lld: %s); planner: at most %g s per probe\n", (long long)base_batch,
                xe_cli_bytes(peak, b2, sizeof b2), o->time_limit);
         printf("%-15s %10s %12s %14s %12s %14s %7s\n", "method", "max_batch", "cost_s", "ms_per_sample",
                peak_col, "planner_from", "probes");

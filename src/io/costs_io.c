@@ -149,6 +149,12 @@ int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe
     if (!rc) rc = unit_scale(path, root, &scale, err);
     const json_t *comp = json_object_get(root, "compute");
     const json_t *cp = json_object_get(root, "copy");
+    if (json_is_null(comp)) comp = NULL; /* null counts as absent (docs/formats.md) */
+    if (json_is_null(cp)) cp = NULL;
+    /* a file with neither is not a costs file (a graph or "{}" given by mistake): an
+     * error, not a solve with no costs changed */
+    if (!rc && !comp && !cp)
+        rc = xe_err_set(err, XE_EPARSE, "%s: not a costs file: it has neither \"compute\" nor \"copy\"", path);
     if (!rc && comp && !json_is_object(comp))
         rc = xe_err_set(err, XE_EPARSE, "%s: \"compute\" must be an object", path);
     if (!rc && cp && !json_is_object(cp))

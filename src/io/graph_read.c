@@ -452,14 +452,24 @@ int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
         rc = xe_json_check_format(path, root, "xengine-graph", 1, err);
         if (!rc) rc = read_own(path, root, &p, err);
     } else if (json_object_get(root, "nodes") && json_object_get(root, "links")) {
-        switch (detect_node_link(root)) {
-        case SCHEMA_CHECKMATE: rc = read_checkmate(path, root, &p, err); break;
-        case SCHEMA_MOCCASIN: rc = read_moccasin(path, root, &p, err); break;
-        default:
-            rc = xe_err_set(err, XE_EPARSE,
-                            "%s: unrecognised node-link graph: nodes need cost_cpu/cost_ram "
-                            "(Checkmate) or out_cost/duration (Moccasin)",
+        const json_t *jn = json_object_get(root, "nodes"), *jd = json_object_get(root, "directed");
+        if (json_is_array(jn) && json_array_size(jn) == 0) {
+            rc = xe_err_set(err, XE_EINVAL, "%s: the graph has no nodes", path);
+        } else if (json_is_false(jd)) { /* networkx's undirected graphs: no producer and reader */
+            rc = xe_err_set(err, XE_EINVAL,
+                            "%s: \"directed\": false: an undirected graph has no data flow "
+                            "(each link must go from the producer to the reader)",
                             path);
+        } else {
+            switch (detect_node_link(root)) {
+            case SCHEMA_CHECKMATE: rc = read_checkmate(path, root, &p, err); break;
+            case SCHEMA_MOCCASIN: rc = read_moccasin(path, root, &p, err); break;
+            default:
+                rc = xe_err_set(err, XE_EPARSE,
+                                "%s: unrecognised node-link graph: nodes need cost_cpu/cost_ram "
+                                "(Checkmate) or out_cost/duration (Moccasin)",
+                                path);
+            }
         }
     } else {
         rc = xe_err_set(err, XE_EPARSE,

@@ -24,6 +24,8 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     if (!root) {
         if (json_error_code(&jerr) == json_error_out_of_memory)
             return xe_err_set(err, XE_ENOMEM, "%s: out of memory while parsing", path);
+        if (jerr.position == 0 && strstr(jerr.text, "end of file")) /* jansson: "line 1 column 0" */
+            return xe_err_set(err, XE_EPARSE, "%s: empty file (a JSON object was expected)", path);
         return xe_err_set(err, XE_EPARSE, "%s: line %d column %d: invalid JSON: %s", path,
                           jerr.line, jerr.column, jerr.text);
     }
@@ -140,9 +142,14 @@ int xe_json_get_bytes(const char *path, const char *what, const json_t *obj, con
     int rc = field(path, what, obj, key, dflt_ok, &v, err);
     if (rc <= 0) return rc;
     int64_t x;
-    if (xe_json_as_int(v, INT64_MIN, INT64_MAX, &x) != 0)
+    if (xe_json_as_int(v, INT64_MIN, INT64_MAX, &x) != 0) {
+        double d = json_is_number(v) ? json_number_value(v) : NAN;
+        if (isfinite(d) && d == floor(d)) /* a whole number beyond int64 (1e30) */
+            return xe_err_set(err, XE_EINVAL, "%s: %s: field \"%s\" is too large (%g bytes)", path, what,
+                              key, d);
         return xe_err_set(err, XE_EPARSE, "%s: %s: field \"%s\" must be an integer (bytes)",
                           path, what, key);
+    }
     if (x < 0)
         return xe_err_set(err, XE_EINVAL, "%s: %s: field \"%s\" is negative (%" PRId64 ")",
                           path, what, key, x);

@@ -13,7 +13,7 @@ xe=${1:?usage: outputs.sh PATH_TO_XENGINE}
 case $xe in /*) ;; *) xe=$PWD/$xe ;; esac # the cases run in another directory
 root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0 passes=0
 g=$root/tests/data/tiny_graph.json
 r18=$root/tests/data/onnx/resnet18.onnx
@@ -129,6 +129,32 @@ if [ "$(id -u)" -eq 0 ]; then
   else
     echo "skip other-users-output: user nobody cannot reach $xe"
   fi
+fi
+
+# a full disk (a 4 KiB tmpfs, where this user may mount one: root): a failed write of an
+# output is exit 5, as solve's (not 2, "bad input"), with one error line, and nothing is
+# left in the directory (no output, no temporary file)
+full=$tmp/full
+mkdir "$full"
+if mount -t tmpfs -o size=4k tmpfs "$full" 2>/dev/null; then
+  dd if=/dev/zero of="$full/fill" bs=1k count=4 2>/dev/null
+  for c in "export-graph|-o|$full/g.json" \
+           "sweep|--devices|$w/dev.json|--time-limit|0|--from|100%|--to|90%|--csv|$full/s.csv" \
+           "solve|--devices|$w/dev.json|--heuristic-only|-q|-o|$full/s.json"; do
+    IFS='|' read -r -a args <<<"$c"
+    "$xe" "${args[0]}" "$g" "${args[@]:1}" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ "$rc" -eq 5 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q 'No space left on device' "$tmp/stderr" &&
+       [ "$(ls "$full")" = fill ]; then
+      passes=$((passes + 1)); echo "ok   full-disk ${args[0]}: $(cat "$tmp/stderr")"
+    else
+      fails=$((fails + 1)); echo "FAIL full-disk ${args[0]}: exit $rc (want 5), files: $(ls "$full" | tr '\n' ' ')"
+      sed 's/^/     /' "$tmp/stderr"
+    fi
+  done
+  umount "$full"
+else
+  echo "skip full-disk: cannot mount a tmpfs here (not root)"
 fi
 
 # and the same commands still write where they should

@@ -759,7 +759,7 @@ static void test_migrate_vs_brute(void **state)
 }
 
 /* Plain paths (no backward node) on two devices, the case of the delegation overflow
- * documented in docs/chain-dp.md ("Known bug"): random paths of 2-6 nodes, device 1 at
+ * reported by a review (docs/chain-dp.md): 30 random paths of 2-6 nodes, device 1 at
  * 0.5x, 1x or 2x device 0's cost, copies 0.25..2 s, device 1's budget random in
  * [0, all tensors], device 0's every budget from 0 to all tensors. Every DP schedule
  * replays valid at its predicted cost within both budgets (dp_checked: any error other
@@ -769,7 +769,7 @@ static void test_plain_path_two(void **state)
 {
     (void)state;
     int cases = 0, feasible = 0, dp = 0, equal = 0;
-    for (uint64_t seed = 1; seed <= 80 * XE_CDP_TEST_SCALE; seed++) {
+    for (uint64_t seed = 1; seed <= 30 * XE_CDP_TEST_SCALE; seed++) { /* 7 s in the ASan build */
         uint64_t s = seed * 40503u;
         int L = 1 + (int)(rnd(&s) % 5);
         xe_instance *in = random_chain(s, L, 0, 2);

@@ -241,6 +241,22 @@ double xe_bound_cheapest(const xe_instance *in);
 #define XE_EVICTION_MAX_NODES 8000
 double xe_bound_eviction(const xe_instance *in);
 
+/* Bottleneck lower bound, seconds, valid for every event list of PROBLEM.md on one
+ * device (not only stage schedules; src/solvers/bound_cut.c, docs/lns.md "Bounds"):
+ * the cost of computing every node once, plus, for the worst node v, what must be
+ * computed again after v's first compute because only budget - footprint(v) bytes
+ * besides v and its inputs can stay resident across it: a Lagrangian relaxation (one
+ * minimum cut per multiplier, Dinic's max flow) of "hold a set of at most that many bytes
+ * or recompute the ancestors the descendants of v need". About 80 max flows per node
+ * of 2n + 2 vertices at worst; nodes are taken in index order until `deadline`
+ * (xe_now() seconds; 0: none), the best so far being a bound at any point. *node (may
+ * be NULL) = the node that gave the extra cost, -1 when none did. Returns
+ * xe_bound_cheapest(in) alone with several devices (a copy can stand in for a
+ * recomputation there), on graphs of more than XE_BOTTLENECK_MAX_NODES nodes, and when
+ * out of memory; INFINITY when some node does not fit the budget. */
+#define XE_BOTTLENECK_MAX_NODES 2000
+double xe_bound_bottleneck(const xe_instance *in, double deadline, int *node);
+
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite
  * eviction bound would claim no stage schedule exists; the planners report that

@@ -46,7 +46,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     const xe_stages *best = NULL;
     double best_cost = INFINITY;
     double lb = -INFINITY; /* best lower bound so far, seconds */
-    double trivial = -INFINITY; /* every node once: bounds every schedule (pebbling's) */
+    double lb_any = -INFINITY; /* bounds every schedule (pebbling's): xe_plan_pebble_phase */
     double t_events = 0;        /* when the pebbling schedule was in hand */
     const xe_instance *cur = in; /* the instance the phases plan in: in, or in2 (reordered) */
     xe_instance *in2 = NULL;     /* in relabelled in a low-peak order (docs/reorder.md) */
@@ -149,7 +149,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (!best && !o->no_pebbling && in->ndev == 1 && !xe_plan_stopped(o)) {
         double least = o->time_limit > 0 ? fmin(XE_PLAN_PEBBLE_MIN_S, 0.25 * o->time_limit) : XE_PLAN_PEBBLE_MIN_S;
         double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_PEBBLE_DEFAULT_S, least);
-        int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &trivial, &t_events, err);
+        int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &lb_any, &t_events, err);
         if (a < 0) {
             rc = a;
             goto out;
@@ -431,7 +431,7 @@ out:
         res->reordered = 0;
         res->name = "pebbling";
         res->objective = res->events_objective;
-        res->bound = fmin(trivial, res->objective); /* the stage bounds do not hold here */
+        res->bound = fmin(lb_any, res->objective); /* the stage bounds do not hold here */
         res->gap = xe_plan_rel_gap(res->objective, res->bound);
         res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
         res->time_best = t_events;

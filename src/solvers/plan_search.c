@@ -12,16 +12,18 @@
 /* One device, no stage schedule in hand: the exact search over all event lists for
  * `seconds` (docs/pebble.md). YES: res->events holds its schedule, res->events_objective
  * its cost; NO: res->infeasible and res->infeasible_any set, res->blocker a node that
- * cannot be computed. Emits the "pebbling" row, whose bound is the cost of computing
- * every node once (*trivial): the stage bounds do not bound schedules outside the stage
- * structure; traces its first candidate and, if later, its best (*t_best: seconds from
- * the call until the best was in hand). Returns the answer, or a negative XE_E* code
- * (XE_ENOMEM) with err set. */
+ * cannot be computed. Emits the "pebbling" row, whose bound (*lb_any) holds for every
+ * schedule: the stage bounds do not bound schedules outside the stage structure, so it
+ * is the bottleneck bound (xe_bound_bottleneck: every node once, plus what the worst
+ * node's slack forces to be computed again), computed after the search for at most
+ * XE_PLAN_BOTTLENECK_S; traces its first candidate and, if later, its best (*t_best:
+ * seconds from the call until the best was in hand). Returns the answer, or a negative
+ * XE_E* code (XE_ENOMEM) with err set. */
 int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,
-                        double t_start, double *trivial, double *t_best, xe_err *err)
+                        double t_start, double *lb_any, double *t_best, xe_err *err)
 {
     double t0 = xe_now();
-    *trivial = xe_bound_cheapest(in); /* one device: every node once */
+    *lb_any = xe_bound_cheapest(in); /* one device: every node once */
     xe_pebble *pb = xe_pebble_new(in->g, 0);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     xe_pebble_set_interrupt(pb, o->interrupt);
@@ -32,13 +34,17 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
     if (rc) return rc;
-    xe_plan_row r = {.method = "pebbling", .objective = INFINITY, .bound = *trivial, .gap = NAN,
+    if (a == XE_PEBBLE_YES) { /* a schedule to bound: after the search, not to delay it */
+        double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : XE_PLAN_BOTTLENECK_S;
+        *lb_any = fmax(*lb_any, xe_bound_bottleneck(in, xe_now() + fmin(XE_PLAN_BOTTLENECK_S, fmax(0.02, left)), NULL));
+    }
+    xe_plan_row r = {.method = "pebbling", .objective = INFINITY, .bound = *lb_any, .gap = NAN,
                      .time = xe_now() - t0, .milp_status = -1};
     if (a == XE_PEBBLE_YES) {
         double c = st.cost;
         res->events_objective = c;
         r.objective = c;
-        r.gap = xe_plan_rel_gap(c, *trivial);
+        r.gap = xe_plan_rel_gap(c, *lb_any);
         r.status = "valid (outside the stage structure)";
         /* its first candidate, then the best if that came later (docs/pebble.md) */
         double t_first = t0 - t_start + st.first_time;

@@ -17,7 +17,8 @@
  * the default list) is budget descent alone (xe_descent, with all of --limit and
  * --seed), run only where the portfolio finds nothing. pebbling is the exact one-device
  * search over all schedules (docs/pebble.md, with all of --limit), run only on one device
- * where the portfolio finds nothing; its row's bound is every node once.
+ * where the portfolio finds nothing; its row's bound is the bottleneck bound
+ * (xe_bound_bottleneck: every node once, plus what the worst node's slack forces).
  *
  * Every schedule is replayed by the simulator before it is counted. Times are wall
  * seconds on this machine from the start of the method (the heuristic's time is part of

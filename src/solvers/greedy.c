@@ -360,9 +360,12 @@ static int evict(gctx *c, int t, int k, int e, int64_t excess)
             c->sufmax[q * D + f] = m;
         }
     }
+    int fromK = 0, fromS = 0; /* the reach costs' first rows changed since computed */
     while (excess > 0) {
-        if (hasK) xe_heur_reach_cost(c->in, K, t + 1, c->bestK);
-        xe_heur_reach_cost(c->in, S, t, c->bestS);
+        if (hasK) xe_heur_reach_cost_from(c->in, K, fromK, t + 1, c->bestK);
+        xe_heur_reach_cost_from(c->in, S, fromS, t, c->bestS);
+        fromK = t + 1;
+        fromS = t;
         cand best = {-1, 0, -1, INFINITY, 0.0};
         for (int i = 0; i <= t; i++) {
             if (c->g->nodes[i].mem <= 0) continue;
@@ -379,6 +382,10 @@ static int evict(gctx *c, int t, int k, int e, int64_t excess)
         }
         if (best.i < 0) break;
         int i = best.i, f = best.offload_to;
+        /* every change below is in row i of S or K (offload_checkpoint's too: S[t][i]
+         * on f), so only rows >= i need new reach costs */
+        if (i < fromK) fromK = i;
+        if (i < fromS) fromS = i;
         if (best.isB) {
             S[i * D + e] = 0;
             if (hasK) K[i * D + e] = 0;

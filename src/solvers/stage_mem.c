@@ -86,9 +86,14 @@ double xe_heur_reach_one(const xe_instance *in, const uint8_t *avail, const doub
 
 void xe_heur_reach_cost(const xe_instance *in, const uint8_t *avail, int upto, double *best)
 {
+    xe_heur_reach_cost_from(in, avail, 0, upto, best);
+}
+
+void xe_heur_reach_cost_from(const xe_instance *in, const uint8_t *avail, int from, int upto, double *best)
+{
     int D = in->ndev;
     double rec[XE_MAX_DEV];
-    for (int j = 0; j < upto; j++) {
+    for (int j = from; j < upto; j++) {
         recompute_costs(in, best, j, rec);
         for (int d = 0; d < D; d++) {
             if (avail[j * D + d]) {

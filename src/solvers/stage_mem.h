@@ -68,6 +68,12 @@ int64_t xe_heur_worst_overflow(const xe_instance *in, int t, const int64_t *U, i
  * nothing can produce j. O(upto * ndev^2 + edges * ndev). */
 void xe_heur_reach_cost(const xe_instance *in, const uint8_t *avail, int upto, double *best);
 
+/* xe_heur_reach_cost for j in [from, upto) only, best[0 .. from * ndev) taken as they
+ * are: exact (the same values, bit for bit) when avail changed at rows >= from only since
+ * best was computed for all of [0, upto), since row j depends on rows < j and avail row j
+ * alone. The greedy's evictions change one row at a time (src/solvers/greedy.c, evict). */
+void xe_heur_reach_cost_from(const xe_instance *in, const uint8_t *avail, int from, int upto, double *best);
+
 /* Reach cost of one node i on d (as in xe_heur_reach_cost, treating (i, d) as not
  * available) from the reach costs `best` of its inputs under `avail`. */
 double xe_heur_reach_one(const xe_instance *in, const uint8_t *avail, const double *best, int i, int d);

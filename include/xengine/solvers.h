@@ -248,8 +248,9 @@ double xe_bound_eviction(const xe_instance *in);
  * besides v and its inputs can stay resident across it: a Lagrangian relaxation (one
  * minimum cut per multiplier, Dinic's max flow) of "hold a set of at most that many bytes
  * or recompute the ancestors the descendants of v need". About 80 max flows per node
- * of 2n + 2 vertices at worst; nodes are taken in index order until `deadline`
- * (xe_now() seconds; 0: none), the best so far being a bound at any point. *node (may
+ * of 2n + 2 vertices at worst; nodes are taken by what they can add at most, largest
+ * first, until none can raise the bound or `deadline` (xe_now() seconds; 0: none)
+ * passes, the best so far being a bound at any point. *node (may
  * be NULL) = the node that gave the extra cost, -1 when none did. Returns
  * xe_bound_cheapest(in) alone with several devices (a copy can stand in for a
  * recomputation there), on graphs of more than XE_BOTTLENECK_MAX_NODES nodes, and when

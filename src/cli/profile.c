@@ -95,15 +95,13 @@ int xe_cli_profile(int argc, char **argv)
     if ((code = xe_cli_model_load(&io, threads, &m))) return code;
     memcpy(po.threads, m.threads, sizeof po.threads);
     xe_err err = {{0}};
-    int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err), wrote = 0;
-    if (!rc) {
-        rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err);
-        wrote = 1;
-    }
+    int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err);
+    code = xe_cli_exit_code(rc);
+    if (!rc && (rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err))) code = xe_cli_write_exit_code(rc);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_cli_model_free(&m);
-        return wrote ? xe_cli_write_exit_code(rc) : xe_cli_exit_code(rc);
+        return code;
     }
     /* summary: per device the sum of forward (and loss) and backward medians */
     const xe_instance *in = m.inst;

@@ -294,7 +294,6 @@ static int xe_cli_is_baseline(const char *name)
     return !strncmp(name, "one-device:", 11);
 }
 
-
 /* The schedule summary's "batch" key, as text to close its extra keys with: the ONNX
  * model's batch size the plan was made for (batch > 0; "" otherwise), so that `simulate`
  * and `run` can take it from the file (xe_io_schedule_batch). */

@@ -24,7 +24,8 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     if (!root) {
         if (json_error_code(&jerr) == json_error_out_of_memory)
             return xe_err_set(err, XE_ENOMEM, "%s: out of memory while parsing", path);
-        if (jerr.position == 0 && strstr(jerr.text, "end of file")) /* jansson: "line 1 column 0" */
+        if (json_error_code(&jerr) == json_error_premature_end_of_input && jerr.position == 0)
+            /* nothing but the end: jansson would say "line 1 column 0" */
             return xe_err_set(err, XE_EPARSE, "%s: empty file (a JSON object was expected)", path);
         return xe_err_set(err, XE_EPARSE, "%s: line %d column %d: invalid JSON: %s", path,
                           jerr.line, jerr.column, jerr.text);

@@ -54,10 +54,10 @@ typedef struct bn_ctx {
     xe_flow *f;    /* 2n + 2 vertices: r_u = u, a_u = n + u, source 2n, sink 2n + 1 */
 } bn_ctx;
 
-/* A node and an upper bound on what it can add (from bn_closure), to take the nodes in
- * order. */
+/* A node, its slack (bytes) and an upper bound on what it can add (bn_potential), to
+ * take the nodes in order. */
 typedef struct bn_key {
-    double ub;
+    double ub, s;
     int v;
 } bn_key;
 
@@ -90,11 +90,9 @@ static void bn_sets(bn_ctx *x, int v)
 }
 
 /* The cost of the ancestors in the closure of the descendants' needs when nothing is
- * held (marks the closure): an upper bound on extra(v) for every lambda. *mb = the bytes
- * of the descendants' direct needs (their inputs neither free nor descendants), which
- * holding all of them would cost; INFINITY when one of them alone exceeds the slack s
- * (it can never be held). */
-static double bn_closure(bn_ctx *x, double s, double *mb)
+ * held (marks the closure, which the cuts are built on): an upper bound on extra(v) for
+ * every lambda. */
+static double bn_closure(bn_ctx *x)
 {
     const xe_graph *g = x->in->g;
     int top = 0;
@@ -105,7 +103,6 @@ static double bn_closure(bn_ctx *x, double s, double *mb)
             x->mark[u] = 1;
             x->stack[top++] = u;
         }
-    *mb = 0.0;
     while (top > 0) {
         int u = x->stack[--top];
         for (int k = g->pred_off[u]; k < g->pred_off[u + 1]; k++) {
@@ -116,7 +113,18 @@ static double bn_closure(bn_ctx *x, double s, double *mb)
             if (x->anc[w]) cost += x->c[w];
         }
     }
-    /* the direct needs, each once (the closure's marks cannot say which were counted) */
+    return cost;
+}
+
+/* An upper bound on what v (bn_sets done) can add with slack s: min-cut(lambda) <=
+ * min(ub, lambda mb), recomputing the closure (ub, bn_closure) or holding the
+ * descendants' direct needs (their inputs neither free nor descendants: mb bytes, each
+ * counted once), so the Lagrangian never exceeds ub (1 - s / mb); ub itself when one of
+ * those needs alone exceeds s (it can never be held). */
+static double bn_potential(bn_ctx *x, double s)
+{
+    const xe_graph *g = x->in->g;
+    double ub = bn_closure(x), mb = 0.0;
     memset(x->inb, 0, (size_t)x->n);
     for (int u = 0; u < x->n; u++)
         if (x->desc[u])
@@ -124,9 +132,10 @@ static double bn_closure(bn_ctx *x, double s, double *mb)
                 int w = g->pred[k];
                 if (x->freed[w] || x->desc[w] || x->inb[w]) continue;
                 x->inb[w] = 1;
-                *mb += (double)g->nodes[w].mem > s ? INFINITY : (double)g->nodes[w].mem;
+                if ((double)g->nodes[w].mem > s) return ub;
+                mb += (double)g->nodes[w].mem;
             }
-    return cost;
+    return mb > s ? ub * (1.0 - s / mb) : 0.0;
 }
 
 /* min-cut(lambda) - lambda s over the marked closure (nodes outside it never need to be
@@ -199,25 +208,22 @@ double xe_bound_bottleneck(const xe_instance *in, double deadline, int *node)
         }
         /* the nodes by what they can add at most, largest first: the bound rises early
          * and the nodes that cannot raise it are skipped (random_layered_n250 at 60%:
-         * 0.78 s in index order) */
-        bn_key *key = malloc(sizeof *key * (size_t)n);
+         * 0.78 s in index order). Every slack is >= 0: once is finite, so every node
+         * fits the budget with its inputs. With no tensor of positive size holding is
+         * free and no node adds anything. */
+        bn_key *key = isfinite(mmin) ? malloc(sizeof *key * (size_t)n) : NULL;
         for (int v = 0; key && v < n; v++) {
-            double mb, s = (double)(in->dev[0].budget - xe_graph_footprint(in->g, v));
+            double s = (double)(in->dev[0].budget - xe_graph_footprint(in->g, v));
             bn_sets(&x, v);
-            double ub = bn_closure(&x, s, &mb);
-            /* min-cut(lambda) <= min(ub, lambda mb) (recompute the closure, or hold the
-             * direct needs), so the Lagrangian never exceeds ub (1 - s / mb) */
-            key[v] = (bn_key){s < 0 ? 0.0 : isinf(mb) ? ub : mb > s ? ub * (1.0 - s / mb) : 0.0, v};
+            key[v] = (bn_key){bn_potential(&x, s), s, v};
         }
         if (key) qsort(key, (size_t)n, sizeof *key, bn_key_cmp);
-        for (int k = 0; key && k < n && isfinite(mmin) && !(deadline > 0 && xe_now() >= deadline); k++) {
+        for (int k = 0; key && k < n && !(deadline > 0 && xe_now() >= deadline); k++) {
             int v = key[k].v;
-            double s = (double)(in->dev[0].budget - xe_graph_footprint(in->g, v));
             if (key[k].ub <= best) break; /* neither this node nor a later one can raise it */
-            if (s < 0) continue;
             bn_sets(&x, v);
-            double mb, ub = bn_closure(&x, s, &mb); /* marks the closure for the cuts */
-            double b = bn_node(&x, s, ub, mmin);
+            double ub = bn_closure(&x); /* marks the closure for the cuts */
+            double b = bn_node(&x, key[k].s, ub, mmin);
             if (b > best) {
                 best = b;
                 if (node) *node = v;

@@ -23,6 +23,15 @@
 
 /* Restarts after a failed stage, each with more tensors pinned. */
 #define XE_GREEDY_MAX_PASSES 64
+/* The deterministic variants' passes (the first pass and its restarts), at most: where
+ * one finds a schedule it needs few (on the 6 shared graphs and the 5 ONNX models of
+ * tests/data, both presets, 95-15% of the peak: 1,179 successful variant runs, 1-4
+ * passes on the shared graphs, at most 8 on the models), where it fails it keeps
+ * learning to the cap, a full pass each time (random_layered_n250 one GPU at 60%: six
+ * variants x 64 passes failing at stages 184-235 of 250, 0.73 s of the 1-s target's
+ * time before the exact search could start). The randomised restarts and the pins keep
+ * XE_GREEDY_MAX_PASSES. docs/heuristic.md, "Restarts with lessons". */
+#define XE_GREEDY_FIRST_PASSES 16
 
 /* A restart's lesson: `node` must be on `dev` from the end of stage `from` (made
  * present there if needed) through the start of stage `until`. */
@@ -594,9 +603,9 @@ static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int 
     }
 }
 
-static int greedy_variant(gctx *c, int v, int *passes)
+static int greedy_variant(gctx *c, int v, int max_passes, int *passes)
 {
-    return greedy_variant_pinned(c, v, NULL, 0, XE_GREEDY_MAX_PASSES, passes);
+    return greedy_variant_pinned(c, v, NULL, 0, max_passes, passes);
 }
 
 /* Pins: at most this many tensors tried, at most XE_GREEDY_MAX_PINS kept. */
@@ -754,7 +763,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         /* the randomised restarts cycle through the whole-bytes variants only (with the
          * capped ones among them, random_layered_n100 at 60% found a dearer schedule) */
         int v = noise > 0 ? random_variants[k % 4] : k % nv;
-        int t = greedy_variant(&c, v, &passes);
+        int t = greedy_variant(&c, v, noise > 0 ? XE_GREEDY_MAX_PASSES : XE_GREEDY_FIRST_PASSES, &passes);
         if (npasses) *npasses += passes;
         done += passes * unit;
         if (t >= 0) {

@@ -189,9 +189,13 @@ static double pct(int64_t b, int64_t peak) { return peak > 0 ? 100.0 * (double)b
  * exact search over all schedules (xe_pebble_min_budget, docs/pebble.md) then gets what
  * is left of max_seconds, at least 0.25 s and at most 2 s: "; the smallest budget that admits any schedule is X (P% ...;
  * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
- * the portfolio. "" when unknown. */
-static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where, char *buf,
-                                     size_t cap, xe_cli_json *js)
+ * the portfolio. infeasible_at: a budget of the first device proven to admit no
+ * schedule of any form (report_infeasible's), so L is above it; -1 when none (before
+ * 2026-12-02 L could be that very budget: "budget 34980 B is infeasible ...; every
+ * schedule needs at least 34980 B" where the search did not finish in its time). "" when
+ * unknown. */
+static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where,
+                                     int64_t infeasible_at, char *buf, size_t cap, xe_cli_json *js)
 {
     char b2[64], b3[64];
     int64_t lo = 0, hi = 0, plo = 0, phi = 0;
@@ -200,6 +204,7 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     double t0 = xe_now();
     buf[0] = 0;
     if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
+    if (infeasible_at >= lo) lo = infeasible_at + 1; /* proven: that budget admits no schedule */
     int64_t peak = xe_instance_norecompute_peak(in->g);
     if (in->ndev == 1) {
         xe_pebble *pb = xe_pebble_new(in->g, 0);
@@ -248,7 +253,7 @@ static void report_infeasible(const xe_instance *in, const char *graph, const ch
     char b1[64], range[640];
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s)%s\n", graph,
             exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
-            budget_range_text(in, max_seconds, "there", range, sizeof range, js));
+            budget_range_text(in, max_seconds, "there", in->dev[0].budget, range, sizeof range, js));
 }
 
 /* The budget range the tool can vouch for when nothing was found (not a proof of
@@ -257,7 +262,7 @@ static const char *budget_hint(const xe_instance *in, double max_seconds, char *
 {
     char where[96];
     snprintf(where, sizeof where, "on %s", in->dev[0].name);
-    return budget_range_text(in, max_seconds, where, buf, cap, js);
+    return budget_range_text(in, max_seconds, where, -1, buf, cap, js);
 }
 
 /* A usage error: with --json anywhere on the command line the JSON object still comes,

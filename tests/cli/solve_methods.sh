@@ -161,7 +161,7 @@ else
 fi
 # no schedule found and none proven impossible (exit 4): random_layered_n250 at its
 # smallest budget (87600 B, the largest footprint) in 0.1 s: the portfolio's greedy alone
-# takes 0.47 s and finds nothing, the exact search then gets a quarter of the limit
+# takes 0.15-0.5 s and finds nothing, the exact search then gets a quarter of the limit
 # (0.025 s, even past it) and needs 0.2 s here (docs/pebble.md); the message gives the
 # budgets the tool can vouch for, and writes nothing
 n250=$shared/random_layered_n250.json
@@ -189,6 +189,29 @@ if [ -r "$n250" ]; then
 else
     echo "skip n250 check: $n250 not found"
 fi
+# a budget that the exact search proves infeasible lies below the smallest budget the
+# message states: tests/data/layered_n120.json (tools/layered_dag.py) at 41100 B, its
+# largest footprint, where no schedule of any form fits; the exact bisection for the
+# smallest budget does not finish in its time there (0.25-2 s), so the message gives a
+# lower bound, which before 2026-12-02 was the footprint itself, the budget just proven
+# infeasible ("is infeasible ...; every schedule needs at least 41100 B")
+lg=tests/data/layered_n120.json
+"$xe" solve "$lg" --devices gpu --budget 41100 --time-limit 1 --json -o "$tmp/l.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && ok "layered_n120 at its largest footprint: infeasible (exit 3)" || bad "layered_n120 at 41100 B: exit $rc: $(cat "$tmp/err")"
+lower=$(grep -o '"budget_lower_bytes":[0-9]*' "$tmp/out" | grep -o '[0-9]*$')
+if [ -n "$lower" ] && [ "$lower" -gt 41100 ]; then
+    ok "layered_n120: the stated smallest budget ($lower B) is above the infeasible one"
+else
+    bad "layered_n120: budget_lower_bytes '$lower' not above 41100 in: $(cat "$tmp/out")"
+fi
+said=$(grep -oE '(needs at least|any schedule is) [^;]*\(([0-9]+) B\)' "$tmp/err" | grep -oE '[0-9]+ B\)$' | grep -oE '[0-9]+')
+if [ -n "$said" ] && [ "$said" -gt 41100 ]; then
+    ok "layered_n120: the message's smallest budget ($said B) is above 41100 B"
+else
+    bad "layered_n120: the message's smallest budget '$said' in: $(cat "$tmp/err")"
+fi
+[ ! -e "$tmp/l.json" ] && ok "layered_n120: no output" || bad "layered_n120: output written"
 # below the portfolio's floor budget descent makes a schedule: tests/data/descent_case_*
 # (8 nodes, made by build/find_descent_case) at 34 B, its exact minimum budget, where a
 # schedule exists (brute force: stage optimum 18 s) but neither the greedy nor its

@@ -412,7 +412,7 @@ xe_pebble_answer xe_pebble_feasible(xe_pebble *p, int64_t budget, double deadlin
             return XE_PEBBLE_NO;
         }
         if (a == XE_PEBBLE_UNKNOWN && first_unknown < 0) first_unknown = v;
-        if (a == XE_PEBBLE_UNKNOWN && xe_now() > deadline) break;
+        if (a == XE_PEBBLE_UNKNOWN && (xe_now() > deadline || pb_interrupted(p))) break; /* the rest would be too */
     }
     if (blocker) *blocker = first_unknown;
     return first_unknown < 0 ? XE_PEBBLE_YES : XE_PEBBLE_UNKNOWN;

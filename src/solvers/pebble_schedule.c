@@ -226,10 +226,11 @@ static int cmp_pair(const void *a, const void *b)
 
 /* Keeps tensors instead of recomputing them where the budget allows: for a free of x
  * at i whose next event of x is a recompute at j, both go when the resident bytes over
- * events i .. j-1 plus mem(x) stay within B; in the given order (KEEP_*). Returns the
- * number removed or XE_ENOMEM. */
-static int keep_instead(const xe_instance *in, int d, int64_t B, xe_schedule *s, uint8_t *alive, int order,
-                        double deadline)
+ * events i .. j-1 plus mem(x) stay within B; in the given order (KEEP_*); stops early
+ * (every removal so far keeps the schedule valid) at the deadline or p's interrupt.
+ * Returns the number removed or XE_ENOMEM. */
+static int keep_instead(const xe_pebble *p, const xe_instance *in, int d, int64_t B, xe_schedule *s, uint8_t *alive,
+                        int order, double deadline)
 {
     const xe_graph *g = in->g;
     int n = g->n, len = s->len, np = 0, removed = 0;
@@ -257,7 +258,7 @@ static int keep_instead(const xe_instance *in, int d, int64_t B, xe_schedule *s,
     if (seg_init(&t, lvl, len)) goto oom;
     qsort(pr, (size_t)np, sizeof *pr, cmp_pair);
     for (int k = 0; k < np; k++) {
-        if ((k & 63) == 0 && xe_now() > deadline) break;
+        if ((k & 63) == 0 && (xe_now() > deadline || pb_interrupted(p))) break;
         int i = pr[k].i, j = pr[k].j, x = s->ev[i].node;
         if (!alive[i] || !alive[j]) continue;
         if (seg_max(&t, i, j - 1) + g->nodes[x].mem > B) continue;
@@ -415,13 +416,13 @@ static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t
     if (!alive) return XE_ENOMEM;
     memset(alive, 1, (size_t)out->len);
     for (int round = 0; round < 8; round++) {
-        int k = keep_instead(in, d, B, out, alive, order, deadline);
+        int k = keep_instead(p, in, d, B, out, alive, order, deadline);
         int r = k < 0 ? k : drop_dead(g, out, alive);
         if (k < 0 || r < 0) {
             free(alive);
             return XE_ENOMEM;
         }
-        if (k + r == 0 || xe_now() > deadline) break;
+        if (k + r == 0 || xe_now() > deadline || pb_interrupted(p)) break;
     }
     int w = 0;
     for (int e = 0; e < out->len; e++)

@@ -34,7 +34,8 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
     if (rc) return rc;
-    if (a == XE_PEBBLE_YES) { /* a schedule to bound: after the search, not to delay it */
+    if (a == XE_PEBBLE_YES && !xe_plan_stopped(o)) { /* a schedule to bound: after the search, not to delay
+                                                       * it (nor a Ctrl-C) */
         double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : XE_PLAN_BOTTLENECK_S;
         *lb_any = fmax(*lb_any, xe_bound_bottleneck(in, xe_now() + fmin(XE_PLAN_BOTTLENECK_S, fmax(0.02, left)), NULL));
     }
@@ -59,7 +60,7 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
         r.status = "no schedule of any form fits (proven)";
         r.bound = NAN; /* no schedule: nothing to bound */
     } else {
-        r.status = "unknown at its time limit";
+        r.status = xe_plan_stopped(o) ? "unknown: interrupted" : "unknown at its time limit";
     }
     xe_plan_emit(o, res, &r);
     return (int)a;

@@ -66,7 +66,7 @@ static void test_min_budget_counterexample(void **state)
      * no-recomputation peak, a budget where the portfolio finds a schedule */
     int64_t lo0, up0;
     int complete = 1;
-    assert_int_equal(xe_min_budget_within(in, 0, 0.0, &lo0, &up0, &complete, &err), XE_OK);
+    assert_int_equal(xe_min_budget_within(in, 0, 0.0, 0.0, &lo0, &up0, &complete, &err), XE_OK);
     assert_int_equal(complete, 0); /* cut before the check at the lower bound */
     assert_int_equal(lo0, 30);
     assert_int_equal(up0, xe_instance_norecompute_peak(in->g));
@@ -92,12 +92,12 @@ static void test_min_budget_within(void **state)
     in->dev[0].budget = 1000;
     assert_int_equal(xe_min_budget(in, 0, &lo, &up, &err), XE_OK);
     int complete = 0;
-    assert_int_equal(xe_min_budget_within(in, 0, INFINITY, &lo2, &up2, &complete, &err), XE_OK);
+    assert_int_equal(xe_min_budget_within(in, 0, INFINITY, 0.0, &lo2, &up2, &complete, &err), XE_OK);
     assert_int_equal(lo2, lo);
     assert_int_equal(up2, up);
     assert_int_equal(complete, 1);
     assert_true(up < xe_instance_norecompute_peak(in->g)); /* recomputation saves memory here */
-    assert_int_equal(xe_min_budget_within(in, 0, 0.0, &lo2, &up2, &complete, &err), XE_OK);
+    assert_int_equal(xe_min_budget_within(in, 0, 0.0, 0.0, &lo2, &up2, &complete, &err), XE_OK);
     assert_int_equal(complete, 0);
     assert_int_equal(lo2, lo);
     assert_int_equal(up2, xe_instance_norecompute_peak(in->g));

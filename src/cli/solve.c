@@ -189,12 +189,13 @@ static double pct(int64_t b, int64_t peak) { return peak > 0 ? 100.0 * (double)b
  * exact search over all schedules (xe_pebble_min_budget, docs/pebble.md) then gets what
  * is left of max_seconds, at least 0.25 s and at most 2 s: "; the smallest budget that admits any schedule is X (P% ...;
  * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
- * the portfolio. infeasible_at: a budget of the first device proven to admit no
+ * the portfolio. run_s: seconds one portfolio run may take (0: unknown), so that the
+ * bisection starts none it cannot finish in max_seconds. infeasible_at: a budget of the first device proven to admit no
  * schedule of any form (report_infeasible's), so L is above it; -1 when none (before
  * 2026-12-02 L could be that very budget: "budget 34980 B is infeasible ...; every
  * schedule needs at least 34980 B" where the search did not finish in its time). "" when
  * unknown. */
-static const char *budget_range_text(const xe_instance *in, double max_seconds, const char *where,
+static const char *budget_range_text(const xe_instance *in, double max_seconds, double run_s, const char *where,
                                      int64_t infeasible_at, char *buf, size_t cap, xe_cli_json *js)
 {
     char b2[64], b3[64];
@@ -203,7 +204,7 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     xe_err err = {{0}};
     double t0 = xe_now();
     buf[0] = 0;
-    if (xe_min_budget_within(in, 0, max_seconds, &lo, &hi, &complete, &err) != XE_OK) return buf;
+    if (xe_min_budget_within(in, 0, max_seconds, run_s, &lo, &hi, &complete, &err) != XE_OK) return buf;
     if (infeasible_at >= lo) lo = infeasible_at + 1; /* proven: that budget admits no schedule */
     int64_t peak = xe_instance_norecompute_peak(in->g);
     if (in->ndev == 1) {
@@ -247,22 +248,23 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
 
 /* Explains an infeasible budget with the smallest budget the tool can vouch for. */
 static void report_infeasible(const xe_instance *in, const char *graph, const char *why, double max_seconds,
-                              xe_cli_json *js)
+                              double run_s, xe_cli_json *js)
 {
     fflush(stdout); /* the table above comes before the error line, also in one pipe */
     char b1[64], range[640];
     fprintf(stderr, "xengine: error: %s: budget %s on %s is infeasible (%s)%s\n", graph,
             exact(in->dev[0].budget, b1, sizeof b1), in->dev[0].name, why,
-            budget_range_text(in, max_seconds, "there", in->dev[0].budget, range, sizeof range, js));
+            budget_range_text(in, max_seconds, run_s, "there", in->dev[0].budget, range, sizeof range, js));
 }
 
 /* The budget range the tool can vouch for when nothing was found (not a proof of
  * infeasibility): budget_range_text "on DEV". */
-static const char *budget_hint(const xe_instance *in, double max_seconds, char *buf, size_t cap, xe_cli_json *js)
+static const char *budget_hint(const xe_instance *in, double max_seconds, double run_s, char *buf, size_t cap,
+                               xe_cli_json *js)
 {
     char where[96];
     snprintf(where, sizeof where, "on %s", in->dev[0].name);
-    return budget_range_text(in, max_seconds, where, -1, buf, cap, js);
+    return budget_range_text(in, max_seconds, run_s, where, -1, buf, cap, js);
 }
 
 /* A usage error: with --json anywhere on the command line the JSON object still comes,
@@ -567,7 +569,7 @@ int xe_cli_solve(int argc, char **argv)
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
     if (rc == XE_OK && in->dev[0].budget < lo) {
-        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start), &js);
+        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start), 0.0, &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -602,6 +604,9 @@ int xe_cli_solve(int argc, char **argv)
     po.interrupt = &interrupted;
     rc = xe_plan(in, &po, &pr, &err);
     if (handler) sigaction(SIGINT, &old_sa, NULL);
+    /* the portfolio's seconds (its row comes first): what one run of the budget hint's
+     * bisection may take (xe_min_budget_within) */
+    double run_s = pr.nrows > 0 ? pr.rows[0].time : 0.0;
     xe_cli_progress_end(&sc.prog); /* when a phase failed */
     if (interrupted) {
         fflush(stdout);
@@ -617,7 +622,7 @@ int xe_cli_solve(int argc, char **argv)
         char why[256];
         snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven by "
                  "exhaustive search", pr.blocker >= 0 ? in->g->nodes[pr.blocker].name : "a node");
-        report_infeasible(in, io.graph, why, hint_s(&po, t_start), &js);
+        report_infeasible(in, io.graph, why, hint_s(&po, t_start), run_s, &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -629,7 +634,7 @@ int xe_cli_solve(int argc, char **argv)
                         "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
                 io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
                                         : "are not searched with several devices",
-                budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
+                budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
         code = XE_EXIT_TIMEOUT;
         goto done;
     }
@@ -647,12 +652,12 @@ int xe_cli_solve(int argc, char **argv)
                             "--time-limit or the budget%s\n",
                     io.graph, when, pr.heur_interrupted ? "was interrupted before it found one" : "found none either",
                     desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
+                    budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
                             "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
                             "budget)%s\n", io.graph,
-                    budget_hint(in, hint_s(&po, t_start), hint, sizeof hint, &js));
+                    budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
         }
         code = XE_EXIT_TIMEOUT;
         goto done;

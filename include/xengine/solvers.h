@@ -283,13 +283,14 @@ int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, 
 /* xe_min_budget with its bisection stopped before max_seconds (wall, from the call)
  * pass: no portfolio run starts that would end past them by the last run's time, or
  * before any, by run_s (seconds one run is expected to take, e.g. the planner's
- * portfolio at the budget asked; 0: unknown), since a run is not interrupted; *upper is then the smallest budget where a schedule was found so far (at
- * worst the no-recomputation peak, or that plus the largest footprint: the first
- * check, which always runs), still a budget where a schedule exists; *lower is the
- * same. *complete (may be NULL) = 1 when the bisection ran to its end (the same
- * *upper as xe_min_budget), 0 when it was cut or nothing was found. */
-int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, double run_s, int64_t *lower, int64_t *upper,
-                         int *complete, xe_err *err);
+ * portfolio at the budget asked; 0: unknown), since a run is not interrupted. *upper
+ * is then the smallest budget where a schedule was found so far (at worst the
+ * no-recomputation peak, or that plus the largest footprint: the first check, which
+ * always runs), still a budget where a schedule exists; *lower is the same. *complete
+ * (may be NULL) = 1 when the bisection ran to its end (the same *upper as
+ * xe_min_budget), 0 when it was cut or nothing was found. */
+int xe_min_budget_within(const xe_instance *in, int d, double max_seconds, double run_s, int64_t *lower,
+                         int64_t *upper, int *complete, xe_err *err);
 
 /* ---- Anytime large-neighbourhood search (docs/lns.md) ---- */
 

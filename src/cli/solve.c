@@ -190,11 +190,11 @@ static double pct(int64_t b, int64_t peak) { return peak > 0 ? 100.0 * (double)b
  * is left of max_seconds, at least 0.25 s and at most 2 s: "; the smallest budget that admits any schedule is X (P% ...;
  * exact)" when it finishes, else a raised L and "a schedule exists from X" when it beats
  * the portfolio. run_s: seconds one portfolio run may take (0: unknown), so that the
- * bisection starts none it cannot finish in max_seconds. infeasible_at: a budget of the first device proven to admit no
- * schedule of any form (report_infeasible's), so L is above it; -1 when none (before
- * 2026-12-02 L could be that very budget: "budget 34980 B is infeasible ...; every
- * schedule needs at least 34980 B" where the search did not finish in its time). "" when
- * unknown. */
+ * bisection starts none it cannot finish in max_seconds. infeasible_at: a budget of the
+ * first device proven to admit no schedule of any form (report_infeasible's), so L is
+ * above it; -1 when none (before 2026-12-02 L could be that very budget: "budget 34980 B
+ * is infeasible ...; every schedule needs at least 34980 B" where the search did not
+ * finish in its time). "" when unknown. */
 static const char *budget_range_text(const xe_instance *in, double max_seconds, double run_s, const char *where,
                                      int64_t infeasible_at, char *buf, size_t cap, xe_cli_json *js)
 {

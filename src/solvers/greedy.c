@@ -24,9 +24,9 @@
 /* Restarts after a failed stage, each with more tensors pinned. */
 #define XE_GREEDY_MAX_PASSES 64
 /* The deterministic variants' passes (the first pass and its restarts), at most: where
- * one finds a schedule it needs few (on the 6 shared graphs and the 5 ONNX models of
- * tests/data, both presets, 95-15% of the peak: 1,179 successful variant runs, 1-4
- * passes on the shared graphs, at most 8 on the models), where it fails it keeps
+ * one finds a schedule it needs few (both presets: 677 successful variant runs on the 6
+ * shared graphs at 95-20% of the peak, 1-4 passes each; 400 on the 5 ONNX models of
+ * tests/data at 90-15%, at most 8), where it fails it keeps
  * learning to the cap, a full pass each time (random_layered_n250 one GPU at 60%: six
  * variants x 64 passes failing at stages 184-235 of 250, 0.73 s of the 1-s target's
  * time before the exact search could start). The randomised restarts and the pins keep

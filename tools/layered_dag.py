@@ -61,7 +61,8 @@ def layered(a, rng):
                     links.add((rng.choice(layers[lj]), v))
         if li > 0:
             # every node of the previous layer gets a user in this layer
-            used = {u for u, x in links if x in set(L)}
+            in_layer = set(L)
+            used = {u for u, x in links if x in in_layer}
             for u in layers[li - 1]:
                 if u not in used:
                     links.add((u, rng.choice(L)))

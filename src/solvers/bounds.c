@@ -110,7 +110,7 @@ int xe_min_budget(const xe_instance *in, int d, int64_t *lower, int64_t *upper, 
     return xe_min_budget_within(in, d, INFINITY, 0.0, lower, upper, NULL, err);
 }
 
-/* Seconds of the last portfolio_fits call made through timed_fits. */
+/* portfolio_fits, with *took = its wall seconds (xe_min_budget_within's estimate of the next run). */
 static int timed_fits(const xe_instance *in, int d, int64_t b, int *fatal, double *took, xe_err *err)
 {
     double t = xe_now();

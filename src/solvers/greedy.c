@@ -23,13 +23,13 @@
 
 /* Restarts after a failed stage, each with more tensors pinned. */
 #define XE_GREEDY_MAX_PASSES 64
-/* The deterministic variants' passes (the first pass and its restarts), at most: where
+/* The deterministic variants' passes (the first pass and its restarts), at most. Where
  * one finds a schedule it needs few (both presets: 677 successful variant runs on the 6
  * shared graphs at 95-20% of the peak, 1-4 passes each; 400 on the 5 ONNX models of
- * tests/data at 90-15%, at most 8), where it fails it keeps
- * learning to the cap, a full pass each time (random_layered_n250 one GPU at 60%: six
- * variants x 64 passes failing at stages 184-235 of 250, 0.73 s of the 1-s target's
- * time before the exact search could start). The randomised restarts and the pins keep
+ * tests/data at 90-15%, at most 8); where it fails it keeps learning to the cap, a
+ * nearly full pass each time (random_layered_n250 one GPU at 60%: six variants x 64
+ * passes failing at stages 184-235 of 250, 0.73 s of the 1-s target's time before the
+ * exact search could start). The randomised restarts and the pins keep
  * XE_GREEDY_MAX_PASSES. docs/heuristic.md, "Restarts with lessons". */
 #define XE_GREEDY_FIRST_PASSES 16
 

@@ -398,6 +398,17 @@ static int dtr_pass(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int6
     return rc;
 }
 
+/* Drops the events whose alive flag is 0 from s (in order) and sets the flags of the
+ * len events left to 1 again when reset (alive holds at least s->len entries). */
+static void compact(xe_schedule *s, uint8_t *alive, int reset)
+{
+    int w = 0;
+    for (int e = 0; e < s->len; e++)
+        if (alive[e]) s->ev[w++] = s->ev[e];
+    s->len = w;
+    if (reset) memset(alive, 1, (size_t)w);
+}
+
 /* Builds a schedule into out: from scratch per node by the memo's witnesses at budget wb
  * (dtr_mode < 0), or dtr_pass with that eviction mode; then cleans it up at budget B
  * (>= wb) with the keep pass in the given order and the dead-compute pass. Returns
@@ -421,16 +432,11 @@ static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t
      * 1,000-node DAG at 70%); before 2026-12-02 the keep pass ran first, and
      * random_layered_n250 one GPU at 70% gave 166.0 s in 3 s of candidates, now 137.1 s
      * (docs/pebble.md, "The schedule") */
-    int r0 = drop_dead(g, out, alive);
-    if (r0 < 0) {
+    if (drop_dead(g, out, alive) < 0) {
         free(alive);
         return XE_ENOMEM;
     }
-    int w0 = 0;
-    for (int e = 0; e < out->len; e++)
-        if (alive[e]) out->ev[w0++] = out->ev[e];
-    out->len = w0;
-    memset(alive, 1, (size_t)out->len);
+    compact(out, alive, 1);
     for (int round = 0; round < 8; round++) {
         int k = keep_instead(p, in, d, B, out, alive, order, deadline);
         int r = k < 0 ? k : drop_dead(g, out, alive);
@@ -440,10 +446,7 @@ static int build(xe_pebble *p, const xe_instance *in, int d, int64_t wb, int64_t
         }
         if (k + r == 0 || xe_now() > deadline || pb_interrupted(p)) break;
     }
-    int w = 0;
-    for (int e = 0; e < out->len; e++)
-        if (alive[e]) out->ev[w++] = out->ev[e];
-    out->len = w;
+    compact(out, alive, 0);
     free(alive);
     return XE_OK;
 }

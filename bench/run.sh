@@ -11,6 +11,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+case ${1:-} in
+    -h|--help)
+        sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0 ;;
+esac
 build=${1:-build}
 [ $# -gt 0 ] && shift
 case $build in /*) ;; *) build=$root/$build ;; esac

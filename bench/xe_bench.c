@@ -405,6 +405,16 @@ int main(int argc, char **argv)
     o.seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: xe_bench [--graphs DIR] [--limit S] [--budgets 90,80,70,60,50] [--presets gpu,gpu+cpu]\n"
+                   "                [--methods baselines,heuristic,pebbling,milp-nostart,milp,lns,auto,descent]\n"
+                   "                [--seed N] [--only SUBSTR] [--max-nodes N] [--threads N] [--csv FILE] [--quick]\n"
+                   "                [--lns-slice S] [--verbose N] [--knapsack-rows]\n"
+                   "Every method on every graph of DIR (default ../shared/graphs) at each budget (percent of\n"
+                   "the no-recomputation peak): a table on stdout, a CSV with --csv. The options are described\n"
+                   "at the top of bench/xe_bench.c; bench/run.sh runs it and plots the CSV.\n");
+            return 0;
+        }
         if (!strcmp(a, "--quick")) {
             o.limit = 10;
             parse_budgets(&o, "90,70,50");
@@ -413,6 +423,15 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--knapsack-rows")) {
             o.knapsack = 1;
             continue;
+        }
+        static const char *const valued[] = {"--graphs", "--limit", "--budgets", "--presets", "--methods", "--only",
+                                             "--threads", "--max-nodes", "--csv", "--verbose", "--lns-slice",
+                                             "--seed"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) known |= !strcmp(a, valued[k]);
+        if (!known) {
+            fprintf(stderr, "xe_bench: unknown option %s (xe_bench --help)\n", a);
+            return 1;
         }
         if (!v) {
             fprintf(stderr, "xe_bench: %s needs a value (see the comment at the top of bench/xe_bench.c)\n", a);

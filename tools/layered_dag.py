@@ -4,7 +4,7 @@
 0, duration; links[] with keys "0" (source) and "1" (target); graph.order a topological
 order), for test fixtures the shared graphs do not cover.
 
-    python3 tools/layered_dag.py N [--width-mode narrow|wide] [--skip K] [--seed S] -o FILE
+    python3 tools/layered_dag.py N [--width-mode narrow|wide] [--skip K] [--seed S] [-o FILE]  (default: stdout)
 
 Node 0 is a source and node 1 a sink (duration 0); the other N - 2 nodes form layers
 (narrow: 1-3 nodes each; wide: about U(w/2, 3w/2), w = max(4, 1.5 sqrt(N))). Each node
@@ -16,12 +16,15 @@ same file. tests/data/layered_n120.json: `python3 tools/layered_dag.py 120 --wid
 wide --skip 4 --seed 3 -o tests/data/layered_n120.json`. Only a fixture maker: the
 planner's path from input to schedule is C.
 """
-import argparse, json, math, random
+import argparse, json, math, random, sys
 
 def emit(nodes, links, order, name, path):
     g = {"directed": True, "multigraph": False,
          "graph": {"name": name, "order": order},
          "nodes": nodes, "links": [{"0": u, "1": v} for u, v in links]}
+    if path == "-":
+        json.dump(g, sys.stdout)
+        return
     with open(path, "w") as f:
         json.dump(g, f)
 
@@ -80,7 +83,7 @@ p.add_argument("n", type=int)
 p.add_argument("--width-mode", default="wide", choices=["narrow", "wide"])
 p.add_argument("--skip", type=int, default=1)
 p.add_argument("--seed", type=int, default=1)
-p.add_argument("-o", required=True)
+p.add_argument("-o", default="-", help="output file (default: standard output)")
 a = p.parse_args()
 rng = random.Random(a.seed)
 nodes, links, order, name = layered(a, rng)

@@ -48,14 +48,19 @@ void xe_chain_clear(xe_chain *ch);
 /* Exact DP for a chain with main device d (docs/chain-dp.md): the cheapest schedule of
  * the nested-checkpoint class that fits every device's budget, with memory counted
  * exactly as the simulator counts it (bytes, no rounding). The schedule starts on d.
- * With other devices, three extensions are solved and the cheapest result kept:
+ * With other devices, three extensions (four on two devices) are solved and the cheapest
+ * result kept:
  * checkpoints parked on another device (a copy out and a copy back; when the parked
  * tensors overflow a parking device in the replay, rerun without parking); subproblems
  * of the recursion delegated whole to another device that can run every node (boundary
  * tensors copied there, the subproblem run by that device's own DP with all of its
  * budget, the resulting gradient copied back); and a migration: forward sweeps on d,
  * then everything else on another device e for good, e fetching d's checkpoints when it
- * needs them (chain_dp_migrate.c). Evaluated lazily, only
+ * needs them (chain_dp_migrate.c); on two devices that both run every node, the
+ * location class: every checkpoint and gradient on d, on the other device or (a
+ * checkpoint) on both, each forward sweep and each backward node on either device
+ * (chain_dp_loc.c; e's memory checked by the replay; at most 2^18 evaluations and 40
+ * path nodes, else skipped). Evaluated lazily, only
  * at the budgets the recursion reaches (Beaumont et al.'s recursion, 2019, without
  * their memory discretization). Appends the events to out (caller-initialised) and sets
  * *cost (seconds; equal to the simulator's total_time up to rounding of the sum,

@@ -331,6 +331,14 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
     if (lazy == 3) {
         rc = cdp_migrate_best(o, &m, deadline, &pred, out, err);
         if (rc) goto out_model;
+    } else if (lazy == 4) {
+        int e = in->ndev == 2 ? 1 - d : -1;
+        if (e < 0 || !o->ze[e]) { /* two devices, both able to run every node */
+            rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class needs two devices that run every node");
+            goto out_model;
+        }
+        rc = xe_cdp_loc(&m, &o->me[e], deadline, &pred, out, err);
+        if (rc) goto out_model;
     } else if (lazy) {
         rc = xe_cdp_lazy_new(&m, &z, err);
         if (rc) goto out_model;
@@ -353,7 +361,7 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
                         in->g->name, (long long)B, in->dev[d].name);
         goto out_table;
     }
-    rc = lazy == 3 ? XE_OK : lazy ? xe_cdp_lazy_emit(z, B, out, err) : xe_cdp_emit(&m, &t, B, out, err);
+    rc = lazy >= 3 ? XE_OK : lazy ? xe_cdp_lazy_emit(z, B, out, err) : xe_cdp_emit(&m, &t, B, out, err);
     if (rc) goto out_table;
     /* judge the result: the replay of only the appended events */
     xe_schedule view = {out->ev + start, out->len - start, out->len - start};
@@ -368,6 +376,12 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
         view.ev[res.bad_event].kind == XE_EV_COPY && view.ev[res.bad_event].dst != d) {
         *over_park = 1;
         rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: parked checkpoints overflow: %s", e2.msg);
+        goto out_table;
+    }
+    if (rc && lazy == 4 && res.bad_event >= 0 && res.bad_event < view.len &&
+        (view.ev[res.bad_event].kind == XE_EV_COPY ? view.ev[res.bad_event].dst : view.ev[res.bad_event].dev) != d) {
+        /* the location class does not count the other device's memory: it overflowed */
+        rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class overflows the other device: %s", e2.msg);
         goto out_table;
     }
     if (rc) {
@@ -439,7 +453,8 @@ int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedul
     rc = xe_cdp_run_within(in, &ch, d, 1, 1, deadline, out, cost, &over, err);
     if (over) rc = xe_cdp_run_within(in, &ch, d, 0, 1, deadline, out, cost, &over, err); /* without parking */
     /* with other devices, the same class with delegation of subproblems instead of
-     * parking, and with a migration (chain_dp_migrate.c); the cheapest is kept */
+     * parking, with a migration (chain_dp_migrate.c), and on two devices the location
+     * class (chain_dp_loc.c); the cheapest is kept */
     if ((rc == XE_OK || rc == XE_EINFEASIBLE) && in->ndev > 1) {
         cdp_others o; /* the other devices' DPs, one cache for both classes */
         int r2 = cdp_others_new(in, &ch, d, &o, err);
@@ -447,7 +462,7 @@ int xe_chain_dp_within(const xe_instance *in, int d, double deadline, xe_schedul
             out->len = start;
             rc = r2;
         }
-        for (int lazy = 2; !r2 && lazy <= 3 && (rc == XE_OK || rc == XE_EINFEASIBLE); lazy++)
+        for (int lazy = 2; !r2 && lazy <= (in->ndev == 2 ? 4 : 3) && (rc == XE_OK || rc == XE_EINFEASIBLE); lazy++)
             rc = cdp_keep_cheaper(in, &ch, d, lazy, deadline, &o, rc, start, out, cost, err);
         if (!r2) cdp_others_free(&o);
     }

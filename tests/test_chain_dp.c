@@ -1045,6 +1045,68 @@ static void test_vs_milp_preset(void **state)
     assert_true(loc_better > 0);
 }
 
+/* Devices that cannot run some node (a costs file's null): the location class places
+ * each node on a device that runs it, the other classes need a main device that runs
+ * every node. Preset chains of 8 and 12 nodes, the GPU at 45% and 60%: (a) the CPU cannot run
+ * the first forward node after f0 and its gradient (so no class but the location class
+ * can start on the CPU, and the GPU alone does not fit), (b) the GPU cannot run the last
+ * backward node (so every class but the location class must start on the CPU and stay
+ * there or delegate). Asserted: the DP equals the MILP's optimum wherever CBC proves one
+ * (at least 4 of the 8; where the stage class has none, the DP may still find an event
+ * list, replayed) (before 2026-12-02, (a) had no DP schedule at all and (b) cost up to
+ * 7.6x the optimum in a review). Also: when no device gives a schedule, the error says
+ * why for each one. */
+static void test_loc_cannot_run(void **state)
+{
+    (void)state;
+    int equal = 0;
+    for (int v6 = 0; v6 < 8; v6++) {
+        int N = v6 % 2 ? 12 : 8;
+        xe_instance *in = preset_chain(1 + (uint64_t)(v6 % 4), N, v6 < 4 ? 0.45 : 0.60);
+        if (v6 % 4 < 2) { /* (a): the CPU cannot run f1 nor its gradient */
+            in->cost[1 * 2 + 1] = -1.0;
+            in->cost[(N - 2) * 2 + 1] = -1.0;
+        } else /* (b): the GPU cannot run the last node */
+            in->cost[(N - 1) * 2 + 0] = -1.0;
+        xe_err err = {{0}};
+        xe_schedule sb;
+        xe_schedule_init(&sb);
+        double cbest = 0;
+        int rbest = xe_baseline_run(in, "chain-dp", &sb, &cbest, &err);
+        if (rbest == XE_OK) replay_checked(in, -1, &sb, cbest, NULL);
+        xe_schedule_clear(&sb);
+        xe_milp_opts o;
+        xe_milp_opts_default(&o);
+        o.rel_gap = 0;
+        o.time_limit = 20;
+        xe_milp_result r;
+        assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+        print_message("cannot-run case %d (n=%d): dp %s%.6f, milp %s %.6f\n", v6, in->g->n, rbest == XE_OK ? "" : "-",
+                      rbest == XE_OK ? cbest : 0.0, xe_milp_status_str(r.status), r.objective);
+        if (r.status == XE_MILP_OPTIMAL) {
+            assert_int_equal(rbest, XE_OK);
+            assert_true(fabs(cbest - r.objective) <= 1e-6 * fmax(1, r.objective));
+            equal++;
+        }
+        xe_milp_result_clear(&r);
+        xe_instance_free(in);
+    }
+    assert_true(equal >= 4);
+    /* nothing fits anywhere: one reason per starting device */
+    xe_instance *in = checkmate_chain(7, 3, 2);
+    in->dev[0].budget = in->dev[1].budget = 1;
+    xe_err err = {{0}};
+    xe_schedule sb;
+    xe_schedule_init(&sb);
+    double c = 0;
+    assert_int_equal(xe_baseline_run(in, "chain-dp", &sb, &c, &err), XE_EINFEASIBLE);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, "starting on dev0: "));
+    assert_non_null(strstr(err.msg, "; starting on dev1: "));
+    xe_schedule_clear(&sb);
+    xe_instance_free(in);
+}
+
 /* The deadline of xe_chain_dp_within: one already passed gives XE_ETIMEOUT with nothing
  * appended (the recursion reads the clock every 256 evaluations; a 61-node chain at a
  * tight budget makes far more), on one device and with delegation to a second; a
@@ -1100,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_migrate_vs_brute),
         cmocka_unit_test(test_vs_milp_two),
         cmocka_unit_test(test_vs_milp_preset),
+        cmocka_unit_test(test_loc_cannot_run),
         cmocka_unit_test(test_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,9 +56,10 @@ void xe_chain_clear(xe_chain *ch);
  * tensors copied there, the subproblem run by that device's own DP with all of its
  * budget, the resulting gradient copied back); and a migration: forward sweeps on d,
  * then everything else on another device e for good, e fetching d's checkpoints when it
- * needs them (chain_dp_migrate.c); on two devices that both run every node, the
- * location class: every checkpoint and gradient on d, on the other device or (a
- * checkpoint) on both, each forward sweep and each backward node on either device
+ * needs them (chain_dp_migrate.c); on two devices, the location class: every
+ * checkpoint and gradient on d, on the other device or (a checkpoint) on both, each
+ * forward sweep and each backward node on either device that can run it (neither need
+ * run every node)
  * (chain_dp_loc.c; e's memory checked by the replay; at most 2^18 evaluations and 40
  * path nodes, else skipped). Evaluated lazily, only
  * at the budgets the recursion reaches (Beaumont et al.'s recursion, 2019, without

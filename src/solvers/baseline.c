@@ -76,6 +76,16 @@ static int run_on(const xe_instance *in, method m, int d, xe_schedule *out, doub
     return rc;
 }
 
+/* Appends s to the NUL-terminated buf of cap bytes, cut to fit. */
+static void append(char *buf, size_t cap, const char *s)
+{
+    size_t u = strlen(buf), k = strlen(s);
+    if (u + 1 >= cap) return;
+    if (k > cap - 1 - u) k = cap - 1 - u;
+    memcpy(buf + u, s, k);
+    buf[u + k] = 0;
+}
+
 int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, double *cost, xe_err *err)
 {
     static const struct {
@@ -113,14 +123,21 @@ int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, d
     xe_schedule_init(&tmp);
     double best = INFINITY;
     int rc = XE_OK, found = 0;
-    xe_err last;
+    xe_err last; /* why each device failed, "starting on <dev>: ..." joined when several */
     last.msg[0] = 0;
     for (int d = 0; d < in->ndev; d++) {
         double c;
         xe_err e2;
         int r = run_on(in, m, d, &tmp, &c, &e2);
         if (r == XE_EINFEASIBLE) {
-            last = e2;
+            if (in->ndev == 1) last = e2;
+            else {
+                if (last.msg[0]) append(last.msg, sizeof last.msg, "; ");
+                append(last.msg, sizeof last.msg, "starting on ");
+                append(last.msg, sizeof last.msg, in->dev[d].name);
+                append(last.msg, sizeof last.msg, ": ");
+                append(last.msg, sizeof last.msg, e2.msg);
+            }
             continue;
         }
         if (r) {

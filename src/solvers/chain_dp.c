@@ -144,12 +144,24 @@ void xe_cdp_model_clear(xe_cdp_model *m)
     memset(m, 0, sizeof *m);
 }
 
+/* xe_cdp_model_init, with check = 0 for the location class (chain_dp_loc.c), which
+ * reads only the model's structure and sizes and its own per-device costs: a node d
+ * cannot run is then no error (its FC and GC entries are meaningless). */
+static int cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch, int d, int uniform,
+                          int offload, int check, xe_err *err);
+
 int xe_cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch, int d,
                       int uniform, int offload, xe_err *err)
 {
+    return cdp_model_init(m, in, ch, d, uniform, offload, 1, err);
+}
+
+static int cdp_model_init(xe_cdp_model *m, const xe_instance *in, const xe_chain *ch, int d, int uniform,
+                          int offload, int check, xe_err *err)
+{
     memset(m, 0, sizeof *m);
     const xe_graph *g = in->g;
-    for (int v = 0; v < g->n; v++)
+    for (int v = 0; check && v < g->n; v++)
         if (!xe_can_run(in, v, d))
             return xe_err_set(err, XE_EINFEASIBLE, "chain: device %s cannot run node %s", in->dev[d].name,
                               g->nodes[v].name);
@@ -324,7 +336,8 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
     xe_cdp_lazy *z = NULL;
     memset(&t, 0, sizeof t);
     int start = out->len;
-    int rc = xe_cdp_model_init(&m, in, ch, d, 0, offload, err);
+    /* the location class places every node on a device that runs it: d need not run all */
+    int rc = cdp_model_init(&m, in, ch, d, 0, offload, lazy != 4, err);
     if (rc) return rc;
     int64_t B = in->dev[d].budget;
     double pred = INFINITY;
@@ -332,12 +345,11 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
         rc = cdp_migrate_best(o, &m, deadline, &pred, out, err);
         if (rc) goto out_model;
     } else if (lazy == 4) {
-        int e = in->ndev == 2 ? 1 - d : -1;
-        if (e < 0 || !o->ze[e]) { /* two devices, both able to run every node */
-            rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class needs two devices that run every node");
+        if (in->ndev != 2) {
+            rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class needs exactly two devices");
             goto out_model;
         }
-        rc = xe_cdp_loc(&m, &o->me[e], deadline, &pred, out, err);
+        rc = xe_cdp_loc(&m, 1 - d, deadline, &pred, out, err);
         if (rc) goto out_model;
     } else if (lazy) {
         rc = xe_cdp_lazy_new(&m, &z, err);

@@ -108,17 +108,17 @@ int xe_cdp_migrate(const xe_cdp_model *md, const xe_cdp_model *me, xe_cdp_lazy *
                    double *cost, xe_schedule *out, xe_err *err);
 
 /* The location DP (chain_dp_loc.c, docs/chain-dp.md "Locations"): two devices, md's
- * device d (where the schedule is measured against its budget) and me's device e, both
- * able to run every node (models of the same chain, not uniform). Every checkpoint and
- * gradient has a place (d, e, or both for a checkpoint), each group and each forward
- * sweep runs wholly on one device. Exact over that class in d's bytes; e's memory is not
+ * device d (where the schedule is measured against its budget; md not uniform, possibly
+ * built without the check that d runs every node) and device e. Every checkpoint and
+ * gradient has a place (d, e, or both for a checkpoint), each forward sweep runs on one
+ * device, each backward node on either, every node only on a device that runs it. Exact
+ * over that class in d's bytes; e's memory is not
  * part of the state (the caller replays). *cost: its optimum in seconds (INFINITY, nothing
  * appended, when nothing fits), its events appended to out. XE_ETIMEOUT past deadline
  * (xe_now() seconds, 0: none), past its evaluation limit (2^18; training chains of 50
  * nodes need 0.09-0.17 million) or on chains of over 40 path nodes (not run); XE_ENOMEM;
  * XE_EINVAL for models that do not fit together. */
-int xe_cdp_loc(const xe_cdp_model *md, const xe_cdp_model *me, double deadline, double *cost, xe_schedule *out,
-               xe_err *err);
+int xe_cdp_loc(const xe_cdp_model *md, int e, double deadline, double *cost, xe_schedule *out, xe_err *err);
 
 /* One DP run for the chain ch on device d (parking on other devices when offload is 1),
  * lazily (lazy = 1), lazily with delegation of subproblems to every other device able to

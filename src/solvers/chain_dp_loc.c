@@ -69,7 +69,7 @@ typedef struct {
 static const loc_iv loc_none = {0, 0, INFINITY, 0, 0, 0, 0, 0, 0};
 
 typedef struct {
-    const xe_cdp_model *md, *me; /* device d (bit LD) and e (bit LE); the same chain */
+    const xe_cdp_model *md;      /* the chain's structure and sizes; device d (bit LD) */
     const xe_instance *in;
     int dev[3];                  /* dev[LD], dev[LE] */
     loc_slot *slot;              /* [2][L+2][L+2][4][4][3]: (kind, s, t, lx, lf, lo) */
@@ -152,7 +152,11 @@ static double cp(const loc_dp *z, int v, int from, int to)
 {
     return v >= 0 && !(from & to) ? xe_copy_cost(z->in, v, z->dev[other(to)], z->dev[to]) : 0.0;
 }
-static const xe_cdp_model *mod(const loc_dp *z, int g) { return g == LD ? z->md : z->me; }
+/* Seconds of v on the device of bit g; INFINITY where it cannot run there. */
+static double cst(const loc_dp *z, int v, int g)
+{
+    return xe_can_run(z->in, v, z->dev[g]) ? xe_cost(z->in, v, z->dev[g]) : INFINITY;
+}
 
 /* The gradient a subproblem ends with: front(s-1) (kind 0: the last node of group s, or
  * front(s) when the group is empty) or front(s) (kind 1); for s = L with group L empty,
@@ -208,7 +212,8 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
             if (!isfinite(c0)) continue;
             int lp = (st >> 2) + 1, lxs = st & 3;
             for (int g = LD; g <= LE; g++) {
-                double c = c0 + xe_cost(z->in, k, z->dev[g]);
+                double c = c0 + cst(z, k, g);
+                if (!isfinite(c)) continue;
                 int lxs1 = lxs;
                 if (px) {
                     if (!(lxs & g)) c += cp(z, s, lxs, g);
@@ -342,7 +347,7 @@ static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo
  * d's peak in *need. */
 static double loc_sweep(const loc_dp *z, int s, int sp, int t, int lx, int lf, int g, int ls, int64_t *need)
 {
-    const xe_cdp_model *md = z->md, *mg = mod(z, g);
+    const xe_cdp_model *md = z->md;
     int64_t As = s >= 0 ? sz(z, s) : 0, Dt = t < md->L ? md->D[t + 1] : 0, fd = lf == LD ? Dt : 0;
     int lx1 = lx | g;
     double c = 0.0;
@@ -350,7 +355,7 @@ static double loc_sweep(const loc_dp *z, int s, int sp, int t, int lx, int lf, i
         c += lx & g ? 0.0 : cp(z, s, lx, g);
         if (ls & ~lx1) c += cp(z, s, g, other(g)); /* the one place it is not yet */
     }
-    for (int j = s + 1; j <= sp; j++) c += mg->FC[j + 1];
+    for (int j = s + 1; j <= sp; j++) c += cst(z, j, g); /* INFINITY where g cannot run one */
     int64_t pk = 0;
     if (g == LD) {
         for (int j = s + 1; j <= sp; j++) {
@@ -519,18 +524,17 @@ static int loc_emit(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo, i
     return loc_emit(z, kind, s, c.np ? sp : sp - 1, ls, c.loc, lo, m, out);
 }
 
-int xe_cdp_loc(const xe_cdp_model *md, const xe_cdp_model *me, double deadline, double *cost, xe_schedule *out,
-               xe_err *err)
+int xe_cdp_loc(const xe_cdp_model *md, int e, double deadline, double *cost, xe_schedule *out, xe_err *err)
 {
     *cost = INFINITY;
-    if (md->uniform || me->uniform || md->ch != me->ch || md->d == me->d)
-        return xe_err_set(err, XE_EINVAL, "chain dp (locations): two models of one chain on two devices");
+    if (md->uniform || e < 0 || e >= md->in->ndev || e == md->d)
+        return xe_err_set(err, XE_EINVAL, "chain dp (locations): a byte model and another device are needed");
     if (md->L > LOC_MAX_L)
         return xe_err_set(err, XE_ETIMEOUT, "chain dp (locations): not run on chains of over %d path nodes",
                           LOC_MAX_L);
     const xe_graph *gr = md->in->g;
     size_t w = (size_t)md->L + 2, nslot = 2 * w * w * 48;
-    loc_dp z = {md, me, md->in, {0, md->d, me->d}, NULL, deadline, 0, 0, NULL};
+    loc_dp z = {md, md->in, {0, md->d, e}, NULL, deadline, 0, 0, NULL};
     z.slot = calloc(nslot, sizeof *z.slot);
     z.pre = malloc((size_t)(gr->n + 1) * sizeof *z.pre);
     if (!z.slot || !z.pre) {
@@ -538,8 +542,10 @@ int xe_cdp_loc(const xe_cdp_model *md, const xe_cdp_model *me, double deadline, 
         return xe_err_set(err, XE_ENOMEM, "chain dp (locations): out of memory");
     }
     z.pre[0] = 0.0;
-    for (int v = 0; v < gr->n; v++)
-        z.pre[v + 1] = z.pre[v] + fmin(xe_cost(md->in, v, md->d), xe_cost(md->in, v, me->d));
+    for (int v = 0; v < gr->n; v++) {
+        double c = fmin(cst(&z, v, LD), cst(&z, v, LE));
+        z.pre[v + 1] = z.pre[v] + (isfinite(c) ? c : 0.0); /* a node no device runs: no schedule anyway */
+    }
     int64_t B = md->in->dev[md->d].budget;
     int64_t req;
     double c = loc_eval(&z, 0, -1, md->L, LD | LE, LD, 0, B, &req);

@@ -586,10 +586,10 @@ static void test_lazy_reuse(void **state)
     assert_true(feasible > queries / 2);
 }
 
-/* One class of the DP with device 0 as the main device, its replay checked: lazy = 1 the
+/* One class of the DP with device d as the main device, its replay checked: lazy = 1 the
  * one-device DP with parking (rerun without it when a parking device overflows), 2 with
  * delegation, 3 with a migration (xe_cdp_run). */
-static int dp_class(const xe_instance *in, int lazy, double *cost)
+static int dp_class_on(const xe_instance *in, int d, int lazy, double *cost)
 {
     xe_chain ch;
     xe_err err = {{0}};
@@ -597,8 +597,8 @@ static int dp_class(const xe_instance *in, int lazy, double *cost)
     xe_schedule s;
     xe_schedule_init(&s);
     int over = 0;
-    int rc = xe_cdp_run(in, &ch, 0, lazy == 1, lazy, &s, cost, &over, &err);
-    if (over) rc = xe_cdp_run(in, &ch, 0, 0, lazy, &s, cost, &over, &err);
+    int rc = xe_cdp_run(in, &ch, d, lazy == 1, lazy, &s, cost, &over, &err);
+    if (over) rc = xe_cdp_run(in, &ch, d, 0, lazy, &s, cost, &over, &err);
     if (rc == XE_OK) replay_checked(in, -1, &s, *cost, NULL);
     else if (rc != XE_EINFEASIBLE) {
         print_error("chain dp: %s\n", err.msg);
@@ -607,6 +607,32 @@ static int dp_class(const xe_instance *in, int lazy, double *cost)
     xe_schedule_clear(&s);
     xe_chain_clear(&ch);
     return rc;
+}
+
+static int dp_class(const xe_instance *in, int lazy, double *cost) { return dp_class_on(in, 0, lazy, cost); }
+
+/* xe_baseline_run's "chain-dp" (every device in turn as the main one, the cheapest), its
+ * schedule replayed at its cost when there is one. */
+static int dp_best(const xe_instance *in, double *cost)
+{
+    xe_err err = {{0}};
+    xe_schedule s;
+    xe_schedule_init(&s);
+    int rc = xe_baseline_run(in, "chain-dp", &s, cost, &err);
+    if (rc == XE_OK) replay_checked(in, -1, &s, *cost, NULL);
+    xe_schedule_clear(&s);
+    return rc;
+}
+
+/* The stage MILP solved to a zero gap within limit seconds (r owned by the caller). */
+static void milp_exact(const xe_instance *in, double limit, xe_milp_result *r)
+{
+    xe_milp_opts o;
+    xe_milp_opts_default(&o);
+    o.rel_gap = 0;
+    o.time_limit = limit;
+    xe_err err = {{0}};
+    assert_int_equal(xe_milp_solve(in, &o, r, &err), XE_OK);
 }
 
 /* Delegation by hand (docs/chain-dp.md, "Several devices"): the tight chain (x0 -> x1 ->
@@ -824,13 +850,8 @@ static void test_vs_milp(void **state)
             in->dev[0].budget = budgets[q];
             double cd;
             int rd = dp_checked(in, 0, &cd);
-            xe_milp_opts o;
-            xe_milp_opts_default(&o);
-            o.rel_gap = 0;
-            o.time_limit = 10; /* about 8 s at most in a plain build on the shared machine */
             xe_milp_result r;
-            xe_err err = {{0}};
-            assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+            milp_exact(in, 10, &r); /* about 8 s at most in a plain build on the shared machine */
             cases++;
             if (r.status == XE_MILP_OPTIMAL || r.status == XE_MILP_FEASIBLE) {
                 assert_int_equal(rd, XE_OK);
@@ -901,25 +922,15 @@ static void test_vs_milp_two(void **state)
             }
             if (rd == XE_OK) assert_true(cd >= cb - 1e-9);
             /* every device in turn as the main one (xe_baseline_run's "chain-dp") */
-            xe_schedule sb;
-            xe_schedule_init(&sb);
             double cbest = 0;
-            int rbest = xe_baseline_run(in, "chain-dp", &sb, &cbest, &err);
+            int rbest = dp_best(in, &cbest);
             if (rd == XE_OK) {
                 assert_int_equal(rbest, XE_OK);
                 assert_true(cbest <= cd + 1e-9);
             }
-            if (rbest == XE_OK) {
-                replay_checked(in, -1, &sb, cbest, NULL);
-                assert_true(cbest >= cb - 1e-9);
-            }
-            xe_schedule_clear(&sb);
-            xe_milp_opts o;
-            xe_milp_opts_default(&o);
-            o.rel_gap = 0;
-            o.time_limit = 10;
+            if (rbest == XE_OK) assert_true(cbest >= cb - 1e-9);
             xe_milp_result r;
-            assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+            milp_exact(in, 10, &r);
             cases++;
             if (r.status == XE_MILP_OPTIMAL) {
                 solved++;
@@ -994,38 +1005,21 @@ static void test_vs_milp_preset(void **state)
             for (int q = 0; q < 3; q++) {
                 xe_instance *in = preset_chain(seed, sizes[a], fracs[q]);
                 xe_err err = {{0}};
-                xe_schedule sb;
-                xe_schedule_init(&sb);
                 double cbest = 0, cb = -INFINITY, c3 = INFINITY;
-                int rbest = xe_baseline_run(in, "chain-dp", &sb, &cbest, &err);
-                if (rbest == XE_OK) replay_checked(in, -1, &sb, cbest, NULL);
-                xe_schedule_clear(&sb);
+                int rbest = dp_best(in, &cbest);
                 if (in->g->n * 3 <= 20) {
                     assert_int_equal(xe_bf_event_solve(in, &cb, NULL, &err), XE_OK);
                     if (rbest == XE_OK) assert_true(cbest >= cb - 1e-9 * fmax(1, cb));
                 }
                 /* the other classes alone, each main device: parking, delegation, migration */
-                xe_chain ch;
-                assert_int_equal(xe_chain_detect(in->g, &ch, &err), XE_OK);
                 for (int d = 0; d < 2; d++)
                     for (int lazy = 1; lazy <= 3; lazy++) {
-                        xe_schedule s2;
-                        xe_schedule_init(&s2);
                         double c = INFINITY;
-                        int over = 0;
-                        int r = xe_cdp_run(in, &ch, d, lazy == 1, lazy, &s2, &c, &over, &err);
-                        if (over) r = xe_cdp_run(in, &ch, d, 0, lazy, &s2, &c, &over, &err);
-                        if (r == XE_OK && c < c3) c3 = c;
-                        xe_schedule_clear(&s2);
+                        if (dp_class_on(in, d, lazy, &c) == XE_OK && c < c3) c3 = c;
                     }
-                xe_chain_clear(&ch);
                 if (rbest == XE_OK && cbest < c3 - 1e-9 * fmax(1, c3)) loc_better++;
-                xe_milp_opts o;
-                xe_milp_opts_default(&o);
-                o.rel_gap = 0;
-                o.time_limit = 20;
                 xe_milp_result r;
-                assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+                milp_exact(in, 20, &r);
                 if (r.status == XE_MILP_OPTIMAL) {
                     solved++;
                     assert_int_equal(rbest, XE_OK);
@@ -1068,19 +1062,10 @@ static void test_loc_cannot_run(void **state)
             in->cost[(N - 2) * 2 + 1] = -1.0;
         } else /* (b): the GPU cannot run the last node */
             in->cost[(N - 1) * 2 + 0] = -1.0;
-        xe_err err = {{0}};
-        xe_schedule sb;
-        xe_schedule_init(&sb);
         double cbest = 0;
-        int rbest = xe_baseline_run(in, "chain-dp", &sb, &cbest, &err);
-        if (rbest == XE_OK) replay_checked(in, -1, &sb, cbest, NULL);
-        xe_schedule_clear(&sb);
-        xe_milp_opts o;
-        xe_milp_opts_default(&o);
-        o.rel_gap = 0;
-        o.time_limit = 20;
+        int rbest = dp_best(in, &cbest);
         xe_milp_result r;
-        assert_int_equal(xe_milp_solve(in, &o, &r, &err), XE_OK);
+        milp_exact(in, 20, &r);
         print_message("cannot-run case %d (n=%d): dp %s%.6f, milp %s %.6f\n", v6, in->g->n, rbest == XE_OK ? "" : "-",
                       rbest == XE_OK ? cbest : 0.0, xe_milp_status_str(r.status), r.objective);
         if (r.status == XE_MILP_OPTIMAL) {

@@ -105,7 +105,7 @@ int xe_cdp_group_run(const xe_cdp_model *m, int s, int64_t *peak, double *cost, 
     double c = 0.0;
     int lastread = -1;
     for (int k = b; k < e; k++)
-        if (ch->fread[k - ch->L - 1] == s || k - 1 == s) lastread = k;
+        if (cdp_reads(ch, s, k)) lastread = k;
     int xs_res = 1, prev = F;
     for (int k = b; k < e; k++) {
         if (bytes + cdp_sz(m, k) > pk) pk = bytes + cdp_sz(m, k);
@@ -390,11 +390,18 @@ static int cdp_run(const xe_instance *in, const xe_chain *ch, int d, int offload
         rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: parked checkpoints overflow: %s", e2.msg);
         goto out_table;
     }
-    if (rc && lazy == 4 && res.bad_event >= 0 && res.bad_event < view.len &&
-        (view.ev[res.bad_event].kind == XE_EV_COPY ? view.ev[res.bad_event].dst : view.ev[res.bad_event].dev) != d) {
-        /* the location class does not count the other device's memory: it overflowed */
-        rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class overflows the other device: %s", e2.msg);
-        goto out_table;
+    if (rc && lazy == 4) {
+        /* the location class does not count the other device's memory: the schedule is
+         * refused as "nothing fits" only when it replays with that memory unbounded (any
+         * other fault stays an internal error) */
+        xe_instance unbounded = *in;
+        unbounded.dev[1 - d].budget = xe_graph_total_mem(in->g);
+        xe_sim_result r2;
+        xe_err e3;
+        if (xe_sim_run(&unbounded, &view, &r2, &e3) == XE_OK) {
+            rc = xe_err_set(err, XE_EINFEASIBLE, "chain dp: the location class overflows the other device: %s", e2.msg);
+            goto out_table;
+        }
     }
     if (rc) {
         rc = xe_err_set(err, XE_EINTERNAL, "chain dp: the simulator rejects the DP schedule: %s", e2.msg);

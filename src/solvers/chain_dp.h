@@ -150,6 +150,10 @@ static inline int cdp_has_work(const xe_cdp_model *m, int a, int b)
     return a <= b && m->gend[a + 1] > m->gbeg[b + 1];
 }
 
+/* 1 when backward node k of group s reads x_s: as its other input, or as its
+ * predecessor (the first node of group L reads x_L). */
+static inline int cdp_reads(const xe_chain *ch, int s, int k) { return ch->fread[k - ch->L - 1] == s || k - 1 == s; }
+
 /* One step sp (s < sp <= t) of the forward sweep x_{s+1} .. x_sp from x_s (docs/chain-dp.md),
  * the same in both evaluations (chain_dp_table.c, chain_dp_lazy.c): adds x_sp's compute
  * cost to *cost and raises *hold / *free_, the sweep's peaks so far (bytes or units) when

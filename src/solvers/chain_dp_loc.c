@@ -3,10 +3,10 @@
  * The one-device recursion (chain_dp.c) with the place of every tensor it hands on in the
  * state: x_s is on the main device d, on the other device e, or on both (LD, LE, LD|LE);
  * the gradient front(t) it starts from is on one of them (lf), and the gradient it ends
- * with must be on lo (0: anywhere, only the whole problem). Each group and each forward
- * sweep runs wholly on one device, the tensors it needs copied there first; after a
- * sweep's first step x_s is kept on d, on e, on both, or (when the tail has nothing left
- * to do) nowhere. So a forward pass on the GPU whose checkpoints go to the CPU, backward
+ * with must be on lo (0: anywhere, only the whole problem). Each forward sweep runs
+ * wholly on one device, the tensors it needs copied there first; after a sweep's first
+ * step x_s is kept on d, on e, on both, or (when the tail has nothing left to do)
+ * nowhere. So a forward pass on the GPU whose checkpoints go to the CPU, backward
  * groups run on the CPU where those checkpoints are, and a return to the GPU are one
  * schedule of the class, which parking, delegation and migration are not.
  *
@@ -158,6 +158,34 @@ static double cst(const loc_dp *z, int v, int g)
     return xe_can_run(z->in, v, z->dev[g]) ? xe_cost(z->in, v, z->dev[g]) : INFINITY;
 }
 
+/* Moves v (a real tensor on the one place `from`) to `to` (0 or from: it stays): the
+ * copy's seconds; with out, the copy and the free at its source appended (NAN when out
+ * of memory). Costing (out NULL) and emitting share it, so they cannot disagree. */
+static double loc_move(const loc_dp *z, int v, int from, int to, xe_schedule *out)
+{
+    if (!to || to == from) return 0.0;
+    if (out && (xe_schedule_push(out, XE_EV_COPY, v, z->dev[from], z->dev[to]) ||
+                xe_schedule_push(out, XE_EV_FREE, v, z->dev[from], -1)))
+        return NAN;
+    return xe_copy_cost(z->in, v, z->dev[from], z->dev[to]);
+}
+
+/* The copy of v (real, or -1: nothing) to g from its places `from` (a set), when it is
+ * not there yet (it stays at the source: cp() is its cost). XE_OK, XE_ENOMEM. */
+static int loc_fetch(const loc_dp *z, int v, int from, int g, xe_schedule *out)
+{
+    if (v >= 0 && !(from & g) && xe_schedule_push(out, XE_EV_COPY, v, z->dev[other(g)], z->dev[g])) return XE_ENOMEM;
+    return XE_OK;
+}
+
+/* Frees v (real, or -1: nothing) on every place of the set `places`. XE_OK, XE_ENOMEM. */
+static int loc_drop(const loc_dp *z, int v, int places, xe_schedule *out)
+{
+    for (int b = LD; v >= 0 && b <= LE; b++)
+        if ((places & b) && xe_schedule_push(out, XE_EV_FREE, v, z->dev[b], -1)) return XE_ENOMEM;
+    return XE_OK;
+}
+
 /* The gradient a subproblem ends with: front(s-1) (kind 0: the last node of group s, or
  * front(s) when the group is empty) or front(s) (kind 1); for s = L with group L empty,
  * x_L itself. */
@@ -186,7 +214,7 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
     int64_t As = sz(z, s);
     int lastread = -1;
     for (int k = b; k < e; k++)
-        if (ch->fread[k - ch->L - 1] == s || k - 1 == s) lastread = k;
+        if (cdp_reads(ch, s, k)) lastread = k;
     /* state index: lp (0: d, 1: e) * 4 + x_s's places (bits) */
     size_t nst = (size_t)(ng + 1) * 8;
     double *cost = malloc(nst * sizeof *cost);
@@ -206,7 +234,7 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
     }
     for (int i = 0; i < ng; i++) {
         int k = b + i, pv = i == 0 ? fn : k - 1, px = i == 0 && prev_is_x;
-        int reads = ch->fread[k - ch->L - 1] == s || (k - 1 == s && !px);
+        int reads = cdp_reads(ch, s, k) && !px; /* x_s as the predecessor: handled as px */
         for (int st = 0; st < 8; st++) {
             double c0 = cost[(size_t)i * 8 + st];
             if (!isfinite(c0)) continue;
@@ -218,8 +246,8 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
                 if (px) {
                     if (!(lxs & g)) c += cp(z, s, lxs, g);
                     lxs1 |= g;
-                } else if (lp != g)
-                    c += cp(z, pv, lp, g);
+                } else
+                    c += loc_move(z, pv, lp, g, NULL);
                 if (reads && !(lxs1 & g)) {
                     c += cp(z, s, lxs1, g);
                     lxs1 |= g;
@@ -251,7 +279,7 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
         int64_t r = pk[(size_t)ng * 8 + (size_t)st];
         if (!isfinite(c) || (st & 3)) continue;
         if (want != lp) {
-            c += cp(z, e - 1, lp, want);
+            c += loc_move(z, e - 1, lp, want, NULL);
             if (want == LD || lp == LD) r = max64(r, sz(z, e - 1));
             if (r > m) continue;
         }
@@ -272,39 +300,29 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
             if (i == 1) ks[0] = (int8_t)(st & 3);
         }
         int lp = prev_is_x ? 0 : lf, lxs = lx, rc = 0;
-#define GPUSH(k_, v_, a_, b_) (rc = rc ? rc : xe_schedule_push(out, (k_), (v_), (a_), (b_)))
-        if (lastread < 0)
-            for (int bit = LD; bit <= LE; bit++)
-                if (lxs & bit) GPUSH(XE_EV_FREE, s, z->dev[bit], -1);
-        if (lastread < 0) lxs = 0;
+        if (lastread < 0) {
+            rc = loc_drop(z, s, lxs, out);
+            lxs = 0;
+        }
         for (int i = 0; gs && ks && i < ng && !rc; i++) {
             int k = b + i, pv = i == 0 ? fn : k - 1, px = i == 0 && prev_is_x, g = gs[i];
-            int reads = ch->fread[k - ch->L - 1] == s || (k - 1 == s && !px);
+            int reads = cdp_reads(ch, s, k) && !px;
             if (px) {
-                if (!(lxs & g)) GPUSH(XE_EV_COPY, s, z->dev[other(g)], z->dev[g]);
+                rc = loc_fetch(z, s, lxs, g, out);
                 lxs |= g;
-            } else if (lp != g) {
-                GPUSH(XE_EV_COPY, pv, z->dev[lp], z->dev[g]);
-                GPUSH(XE_EV_FREE, pv, z->dev[lp], -1);
-            }
-            if (reads && !(lxs & g)) {
-                GPUSH(XE_EV_COPY, s, z->dev[other(g)], z->dev[g]);
+            } else if (isnan(loc_move(z, pv, lp, g, out)))
+                rc = XE_ENOMEM;
+            if (!rc && reads) {
+                rc = loc_fetch(z, s, lxs, g, out);
                 lxs |= g;
             }
-            GPUSH(XE_EV_COMPUTE, k, z->dev[g], -1);
-            if (!px) GPUSH(XE_EV_FREE, pv, z->dev[g], -1);
-            int keep = ks[i + 1];
-            for (int bit = LD; bit <= LE; bit++)
-                if ((lxs & bit) && !(keep & bit)) GPUSH(XE_EV_FREE, s, z->dev[bit], -1);
-            lxs = keep;
+            if (!rc) rc = xe_schedule_push(out, XE_EV_COMPUTE, k, z->dev[g], -1);
+            if (!rc && !px) rc = xe_schedule_push(out, XE_EV_FREE, pv, z->dev[g], -1);
+            if (!rc) rc = loc_drop(z, s, lxs & ~ks[i + 1], out);
+            lxs = ks[i + 1];
             lp = g;
         }
-        int want = lo ? lo : lp;
-        if (want != lp) {
-            GPUSH(XE_EV_COPY, e - 1, z->dev[lp], z->dev[want]);
-            GPUSH(XE_EV_FREE, e - 1, z->dev[lp], -1);
-        }
-#undef GPUSH
+        if (!rc && isnan(loc_move(z, e - 1, lp, lo ? lo : lp, out))) rc = XE_ENOMEM;
         if (rc) best = NAN;
         free(gs), free(ks);
     }
@@ -313,9 +331,10 @@ static double loc_group(const loc_dp *z, int s, int lx, int lf, int lo, int64_t 
 }
 
 /* Base cases (s == t): cost within m bytes of d (INFINITY: none), the bytes it needs in
- * *req; *g 1 for a non-empty group (loc_group), else 0. */
+ * *req; *g 1 for a non-empty group (loc_group), else 0. With out (a case that fits), its
+ * events appended (NAN when out of memory). */
 static double loc_base(const loc_dp *z, int kind, int s, int lx, int lf, int lo, int64_t m, int *gbest,
-                       int64_t *req)
+                       int64_t *req, xe_schedule *out)
 {
     const xe_cdp_model *md = z->md;
     int fn = md->front[s + 1];
@@ -325,37 +344,48 @@ static double loc_base(const loc_dp *z, int kind, int s, int lx, int lf, int lo,
     if (!nonempty) {
         if (kind == 0 && s >= 0 && fn == s) { /* x_L is its own output: keep it where lo says */
             int want = lo ? lo : (lx & LE ? LE : LD);
-            double c = lx & want ? 0.0 : cp(z, s, lx, want);
             int64_t need = max64(lx & LD ? As : 0, want == LD ? As : 0);
             *req = need;
-            return need <= m ? c : INFINITY;
+            if (out && (loc_fetch(z, s, lx, want, out) || loc_drop(z, s, lx & other(want), out))) return NAN;
+            return need <= m ? cp(z, s, lx, want) : INFINITY;
         }
         /* x_s freed; the front passes through to lo */
         int want = lo ? lo : lf;
-        double c = want != lf ? cp(z, fn, lf, want) : 0.0;
         int64_t need = max64((lx & LD ? As : 0) + (lf == LD ? Df : 0), want == LD ? Df : 0);
         *req = need;
-        return need <= m ? c : INFINITY;
+        if (out && loc_drop(z, s, lx, out)) return NAN;
+        return need <= m ? loc_move(z, fn, lf, want, out) : INFINITY;
     }
     *gbest = 1;
-    return loc_group(z, s, lx, lf, lo, m, req, NULL);
+    return loc_group(z, s, lx, lf, lo, m, req, out);
 }
 
 static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo, int64_t m, int64_t *req);
 
 /* x_s's copies and the sweep x_{s+1} .. x_sp on g, x_s kept on ls afterwards: cost, and
- * d's peak in *need. */
-static double loc_sweep(const loc_dp *z, int s, int sp, int t, int lx, int lf, int g, int ls, int64_t *need)
+ * d's peak in *need; with out, its events appended (NAN when out of memory): x_s fetched
+ * to g and to the one place of ls it is not yet, freed where ls does not keep it (on g
+ * right after x_{s+1}), each x_j freed after x_{j+1}. */
+static double loc_sweep(const loc_dp *z, int s, int sp, int t, int lx, int lf, int g, int ls, int64_t *need,
+                        xe_schedule *out)
 {
     const xe_cdp_model *md = z->md;
     int64_t As = s >= 0 ? sz(z, s) : 0, Dt = t < md->L ? md->D[t + 1] : 0, fd = lf == LD ? Dt : 0;
-    int lx1 = lx | g;
+    int lx1 = lx | g, og = other(g);
     double c = 0.0;
     if (s >= 0) {
-        c += lx & g ? 0.0 : cp(z, s, lx, g);
-        if (ls & ~lx1) c += cp(z, s, g, other(g)); /* the one place it is not yet */
+        c += cp(z, s, lx, g);
+        if (ls & ~lx1) c += cp(z, s, lx1, og); /* the one place it is not yet */
+        if (out && (loc_fetch(z, s, lx, g, out) || ((ls & ~lx1) && loc_fetch(z, s, lx1, og, out)) ||
+                    loc_drop(z, s, lx1 & og & ~ls, out)))
+            return NAN;
     }
-    for (int j = s + 1; j <= sp; j++) c += cst(z, j, g); /* INFINITY where g cannot run one */
+    for (int j = s + 1; j <= sp; j++) {
+        c += cst(z, j, g); /* INFINITY where g cannot run one */
+        if (out && (xe_schedule_push(out, XE_EV_COMPUTE, j, z->dev[g], -1) ||
+                    (j == s + 1 ? loc_drop(z, s, g & ~ls, out) : xe_schedule_push(out, XE_EV_FREE, j - 1, z->dev[g], -1))))
+            return NAN;
+    }
     int64_t pk = 0;
     if (g == LD) {
         for (int j = s + 1; j <= sp; j++) {
@@ -389,7 +419,7 @@ static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo
     if (s == t) {
         int g;
         int64_t r = m + 1;
-        best.cost = loc_base(z, kind, s, lx, lf, lo, m, &g, &r);
+        best.cost = loc_base(z, kind, s, lx, lf, lo, m, &g, &r, NULL);
         if (isnan(best.cost)) {
             z->stop = XE_ENOMEM;
             return INFINITY;
@@ -418,7 +448,7 @@ static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo
                 for (int ls = work ? 1 : 0; ls <= 3; ls++) {
                     if (s < 0 && ls != 3) continue; /* x_{-1}: no bytes, no events */
                     int64_t need;
-                    double c = loc_sweep(z, s, sp, t, lx, lf, g, ls, &need);
+                    double c = loc_sweep(z, s, sp, t, lx, lf, g, ls, &need, NULL);
                     if (need > m || c >= best.cost) continue;
                     int64_t xd = s >= 0 && (ls & LD) ? As : 0, mc = m - xd;
                     double lbt = ls == 0 ? 0.0 : loc_lb(z, kind, s, tt);
@@ -431,7 +461,7 @@ static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo
                         if (ls == 0) { /* nothing left for the tail: the gradient moves to lo */
                             int on = out_node(md, np, sp), want = lo ? lo : loc;
                             rt = want == LD || loc == LD ? sz(z, on) : 0;
-                            ct = rt <= m ? cp(z, on, loc, want) : INFINITY;
+                            ct = rt <= m ? loc_move(z, on, loc, want, NULL) : INFINITY;
                         } else
                             ct = loc_eval(z, kind, s, tt, ls, loc, lo, m, &rt);
                         if (c + cc + ct < best.cost) {
@@ -453,18 +483,6 @@ static double loc_eval(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo
     return best.cost;
 }
 
-#define PUSH(k, v, a, b)                                                                                        \
-    do {                                                                                                      \
-        if (xe_schedule_push(out, (k), (v), (a), (b))) return XE_ENOMEM;                                      \
-    } while (0)
-
-/* The copy of v from the place `from` (a bit set) to g, when it is not there yet. */
-static int loc_fetch(const loc_dp *z, int v, int from, int g, xe_schedule *out)
-{
-    if (v >= 0 && !(from & g)) PUSH(XE_EV_COPY, v, z->dev[other(g)], z->dev[g]);
-    return XE_OK;
-}
-
 static int loc_emit(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo, int64_t m, xe_schedule *out)
 {
     const xe_cdp_model *md = z->md;
@@ -474,53 +492,20 @@ static int loc_emit(loc_dp *z, int kind, int s, int t, int lx, int lf, int lo, i
     if (!e || !isfinite(e->cost)) return XE_EINTERNAL;
     loc_iv c = *e;
     if (c.type == CH_SKIP) return loc_emit(z, kind, s, t - 1, lx, lf, lo, m, out);
-    if (c.type == CH_BASE) {
-        int fn = md->front[s + 1];
-        if (!c.g) {
-            if (kind == 0 && s >= 0 && fn == s) {
-                int want = lo ? lo : (lx & LE ? LE : LD);
-                if (loc_fetch(z, s, lx, want, out)) return XE_ENOMEM;
-                if ((lx | want) & other(want)) PUSH(XE_EV_FREE, s, z->dev[other(want)], -1);
-                return XE_OK;
-            }
-            for (int b = LD; s >= 0 && b <= LE; b++)
-                if (lx & b) PUSH(XE_EV_FREE, s, z->dev[b], -1);
-            int want = lo ? lo : lf;
-            if (want != lf) {
-                PUSH(XE_EV_COPY, fn, z->dev[lf], z->dev[want]);
-                PUSH(XE_EV_FREE, fn, z->dev[lf], -1);
-            }
-            return XE_OK;
-        }
+    if (c.type == CH_BASE) { /* the same code as the costing, now emitting */
+        int g;
         int64_t r;
-        double gc = loc_group(z, s, lx, lf, lo, m, &r, out);
-        return isnan(gc) ? XE_ENOMEM : XE_OK;
+        return isnan(loc_base(z, kind, s, lx, lf, lo, m, &g, &r, out)) ? XE_ENOMEM : XE_OK;
     }
-    /* a checkpoint: x_s's copies and frees, the sweep, the child, the tail */
-    int g = c.g, ls = c.ls, sp = c.sp, lx1 = lx | g, dg = z->dev[g], dother = z->dev[other(g)];
-    if (s >= 0) {
-        if (loc_fetch(z, s, lx, g, out)) return XE_ENOMEM;
-        if (ls & ~lx1) PUSH(XE_EV_COPY, s, dg, dother);
-        if ((lx1 & other(g)) && !(ls & other(g))) PUSH(XE_EV_FREE, s, dother, -1);
-    }
-    for (int j = s + 1; j <= sp; j++) {
-        PUSH(XE_EV_COMPUTE, j, dg, -1);
-        if (j == s + 1) {
-            if (s >= 0 && !(ls & g)) PUSH(XE_EV_FREE, s, dg, -1);
-        } else
-            PUSH(XE_EV_FREE, j - 1, dg, -1);
-    }
+    /* a checkpoint: x_s's copies and frees with the sweep, the child, the tail */
+    int g = c.g, ls = c.ls, sp = c.sp;
+    int64_t need;
+    if (isnan(loc_sweep(z, s, sp, t, lx, lf, g, ls, &need, out))) return XE_ENOMEM;
     int64_t mc = m - (s >= 0 && (ls & LD) ? sz(z, s) : 0);
     int rc = loc_emit(z, c.np, sp, t, g, lf, c.loc, mc, out);
     if (rc) return rc;
-    if (ls == 0) {
-        int on = out_node(md, c.np, sp), want = lo ? lo : c.loc;
-        if (want != c.loc) {
-            PUSH(XE_EV_COPY, on, z->dev[c.loc], z->dev[want]);
-            PUSH(XE_EV_FREE, on, z->dev[c.loc], -1);
-        }
-        return XE_OK;
-    }
+    if (ls == 0) /* nothing left for the tail: the gradient moves to lo */
+        return isnan(loc_move(z, out_node(md, c.np, sp), c.loc, lo ? lo : c.loc, out)) ? XE_ENOMEM : XE_OK;
     return loc_emit(z, kind, s, c.np ? sp : sp - 1, ls, c.loc, lo, m, out);
 }
 

@@ -81,6 +81,20 @@ void xe_pebble_set_forced(xe_pebble *p, int on);
  * solve` (xe_plan_opts.interrupt). */
 void xe_pebble_set_interrupt(xe_pebble *p, const volatile sig_atomic_t *flag);
 
+/* fn (may be NULL; default NULL) is given each candidate schedule that
+ * xe_pebble_schedule builds, with its cost in seconds, before the candidates are
+ * compared: it may replace *s by a valid schedule of in on the same device that costs
+ * less and returns the cost of what *s holds then (the candidate's own cost when it
+ * changed nothing), or a negative XE_E* code (XE_ENOMEM), which ends the call with it.
+ * The planner restages each candidate and improves it in stages (docs/reorder.md,
+ * "Restaging"), so that the candidates are ranked by what they become (on
+ * random_layered_n100 at 55% of its peak the winner, 74.032 s, was the 107.354-s
+ * candidate; the cheapest before refinement, 97.658 s, becomes 86.621 s). The time fn
+ * takes is added to the candidates' deadline, up to the time the call had, so that the
+ * same candidates are built as without it. */
+typedef double (*xe_pebble_refine_fn)(void *ctx, const xe_instance *in, xe_schedule *s, double cost);
+void xe_pebble_set_refine(xe_pebble *p, xe_pebble_refine_fn fn, void *ctx);
+
 /* Can node v be computed on one device with budget bytes resident at most: its footprint
  * fits and reach(inputs(v), budget)? Stops at the wall-clock deadline (xe_now() seconds;
  * INFINITY: none) with XE_PEBBLE_UNKNOWN. */
@@ -108,7 +122,7 @@ int xe_pebble_min_budget(xe_pebble *p, int64_t lower0, int64_t upper0, double de
  * tensor from its previous use fits the budget, computes nobody reads removed); the
  * witnesses of several searches (orders, with and without forced members, tighter
  * budgets, then randomised ALAP orders until the deadline, 64 at most), so the call
- * takes up to the deadline (random_layered_n250 at 70%, one GPU: 3.5 s, 255.926 s
+ * takes up to the deadline, later by a refinement's time (random_layered_n250 at 70%, one GPU: 3.5 s, 255.926 s
  * against the first candidate's 838.590 s after 0.02 s). out
  * (initialised by the caller, cleared first) receives compute and free events on d only.
  * Returns XE_OK with *answer YES (out filled), NO (out empty: no schedule of any form

@@ -154,7 +154,8 @@ typedef struct xe_plan_opts {
                             far (ties keep the earlier: portfolio first) */
     int nstarts;
     void (*phase)(void *ctx, const char *method); /* optional: called just before the
-                            pebbling ("pebbling"), descent ("descent"), LP bound
+                            pebbling ("pebbling"), restaging ("restaged"),
+                            descent ("descent"), LP bound
                             ("lp-bound"), LNS ("lns") and MILP ("milp") phases start */
     void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
                             heuristic (also when it found nothing), descent, lp-bound, lns,
@@ -191,13 +192,16 @@ typedef struct xe_plan_result {
     int64_t peak_order;  /* low-peak order found (0 when no order search ran) */
     char reorder_status[96]; /* the reorder row's status */
     char orders_status[96];  /* the orders row's status (further low-peak orders) */
+    char restage_status[112]; /* the restaged row's status */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
                             the budget (infeasible is then 1 too) */
     int blocker;         /* with infeasible_any: a node that cannot be computed; else -1 */
     const char *name;    /* where sol came from: the portfolio's member name, "descent",
-                            "lns", "milp", "pebbling" (events),
+                            "lns", "milp", "pebbling" (events), "restaged" or
+                            "restaged-lns" (events: the pebbling schedule improved in
+                            stage form, locally or by LNS; docs/reorder.md),
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,

@@ -20,6 +20,7 @@
 #include "xengine/graph.h"
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
+#include "xengine/stages.h"
 
 /* No-recomputation peak of `order` (order[k] = the node computed k-th; a topological
  * order of g's n nodes): bytes resident at the worst compute when every node is computed
@@ -52,5 +53,27 @@ int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **o
  * node k becomes order[k]. In place; the events' order is unchanged, so the schedule is
  * valid for the original instance exactly when it was for the permuted one. */
 void xe_schedule_unpermute(xe_schedule *s, const int *order);
+
+/* The stage form of an event list outside the stage structure (docs/reorder.md,
+ * "Restaging"), so that LNS and the MILP can improve it: *out is `in` relabelled in the
+ * list's first-computation order, with an empty node (no edges, 0 bytes, cost 0 on every
+ * device, name "restage.empty.K") inserted wherever the list recomputes what a
+ * Checkmate stage cannot hold (a node a second time, out of index order, or one that was
+ * resident when the stage began); *st the stage matrices of the list on *out (same
+ * cost, less where a compute of a resident tensor or a compute after the last first
+ * computation is dropped; they pass xe_stages_check: the stage model frees no later than
+ * the list). (*map)[k] is the node of in behind node k of *out, -1 for an empty node;
+ * (*out)->g->n = N >= in's n. s: compute and free events of a valid schedule of in (every
+ * node computed). Ownership: *out (xe_instance_free), *map (free), st (xe_stages_clear)
+ * go to the caller, untouched on error. Errors: XE_EUNSUPPORTED (a copy event, or stage
+ * matrices that fail the check: the message says why), XE_EINVAL (an event naming no
+ * node or device, a node never computed), XE_ENOMEM. O(N^2 D) memory (the matrices). */
+int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance **out, int **map,
+                        xe_stages *st, xe_err *err);
+
+/* Maps a schedule of a restaged instance back to in's node ids: drops the events of
+ * empty nodes and renames node k to map[k]. In place; what remains is valid for in
+ * exactly when s was for the restaged instance (the empty nodes hold no bytes). */
+void xe_schedule_unrestage(xe_schedule *s, const int *map);
 
 #endif

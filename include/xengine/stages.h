@@ -82,4 +82,10 @@ int xe_stages_to_schedule(const xe_instance *in, const xe_stages *st, xe_schedul
  * (include/xengine/baselines.h) to LNS and the MILP as stage schedules. */
 int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stages *out, xe_err *err);
 
+/* The same; with prune set, xe_stages_prune runs before the check. A stage holds a
+ * checkpoint that none of its steps touches until it ends, where the event list may free
+ * it earlier; the prune drops such checkpoints (and whatever else nothing reads), so
+ * that the check sees no more bytes than the list held (xe_instance_restage). */
+int xe_stages_from_schedule_ex(const xe_instance *in, const xe_schedule *s, int prune, xe_stages *out, xe_err *err);
+
 #endif

@@ -440,6 +440,11 @@ done:
 
 int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stages *out, xe_err *err)
 {
+    return xe_stages_from_schedule_ex(in, s, 0, out, err);
+}
+
+int xe_stages_from_schedule_ex(const xe_instance *in, const xe_schedule *s, int prune, xe_stages *out, xe_err *err)
+{
     int n = in->g->n, D = in->ndev;
     if (xe_stages_init(out, n, D)) return xe_err_set(err, XE_ENOMEM, "out of memory for %d stages", n);
     uint8_t *res = calloc((size_t)(n ? n : 1) * D, 1);
@@ -478,6 +483,7 @@ int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stag
     }
     free(res);
     if (rc == XE_OK && t < n) rc = xe_err_set(err, XE_EUNSUPPORTED, "node %d is never computed", t);
+    if (rc == XE_OK && prune) xe_stages_prune(in, out);
     if (rc == XE_OK) {
         xe_err e2 = {{0}};
         int c = xe_stages_check(in, out, &e2);

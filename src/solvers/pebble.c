@@ -240,6 +240,12 @@ void xe_pebble_set_order(xe_pebble *p, int order)
 
 void xe_pebble_set_interrupt(xe_pebble *p, const volatile sig_atomic_t *flag) { p->intr = flag; }
 
+void xe_pebble_set_refine(xe_pebble *p, xe_pebble_refine_fn fn, void *ctx)
+{
+    p->refine = fn;
+    p->refine_ctx = ctx;
+}
+
 void xe_pebble_set_forced(xe_pebble *p, int on)
 {
     p->forced = p->forced_mode = on != 0;

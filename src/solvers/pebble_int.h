@@ -49,6 +49,8 @@ struct xe_pebble {
     long expansions;
     int timed_out;
     const volatile sig_atomic_t *intr; /* xe_pebble_set_interrupt: nonzero acts as the deadline */
+    xe_pebble_refine_fn refine;        /* xe_pebble_set_refine (NULL: none) */
+    void *refine_ctx;
     /* member orders (docs/pebble.md, "Two orders"): order 0 tries the highest index
      * first, order 1 the latest position in the as-late-as-possible order (alap_rank,
      * alap_node); the search in progress uses `order` */

@@ -511,6 +511,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     /* each later search at most ten times the first's time (at least 1 s), so that a
      * hard budget or order cannot hold the rest up, nor an infinite deadline hang */
     double t_search = xe_now() - t0;
+    double dl = deadline; /* the candidates' deadline: later by the refinements' time */
     int memo_forced = p->forced;
     for (size_t k = 0; k < nfixed + XE_PEBBLE_RANDOM_PASSES && !rc && !stop; k++) {
         int fixed = k < nfixed, po = fixed ? pass_order[k] : 1;
@@ -519,7 +520,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         int64_t wb = fixed ? fp + (int64_t)(tighter[k] * (double)(B - fp)) : B;
         if (k > 0) {
             double now = xe_now();
-            if (now > deadline || pb_interrupted(p)) break;
+            if (now > dl || pb_interrupted(p)) break;
             if (wb >= B && po < 0 && fixed && !unforced_pass) continue; /* = the first */
             if (po >= 0 && p->mode != XE_PEBBLE_ORDER_TURNS) continue;  /* a fixed order: no other */
             if (unforced_pass && !p->forced_mode) continue;             /* = the first */
@@ -533,8 +534,8 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
             /* without forced members the search can take far longer (random_layered_n250
              * at 60%: 1.1 s against 0.13 s): also at most a third of the time left, so
              * that the tighter witnesses still get theirs */
-            double until = fmin(deadline, now + fmax(1.0, 10 * t_search));
-            if (unforced_pass) until = fmin(until, now + (deadline - now) / 3);
+            double until = fmin(dl, now + fmax(1.0, 10 * t_search));
+            if (unforced_pass) until = fmin(until, now + (dl - now) / 3);
             a = xe_pebble_feasible(p, wb, until, NULL);
             if (a != XE_PEBBLE_YES) {
                 p->only = p->mode;
@@ -547,7 +548,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
         for (int cnum = 0; cnum < ncand && !rc && !stop; cnum++) {
             int dtr_mode = cnum < KEEP_ORDERS ? -1 : cnum - KEEP_ORDERS;
             int order = cnum < KEEP_ORDERS ? cnum : KEEP_SPAN;
-            rc = build(p, in, d, wb, B, dtr_mode, order, deadline, &cand);
+            rc = build(p, in, d, wb, B, dtr_mode, order, dl, &cand);
             if (rc == XE_ETIMEOUT) { /* out of time (or too large): no more candidates */
                 rc = XE_OK;
                 stop = 1;
@@ -555,6 +556,17 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
             }
             if (rc) break;
             double c = events_cost(in, d, &cand);
+            if (p->refine) {
+                double tr = xe_now();
+                c = p->refine(p->refine_ctx, in, &cand, c);
+                if (c < 0) {
+                    rc = (int)c;
+                    break;
+                }
+                /* the refinement's time is added to the candidates' deadline, up to
+                 * the time the call had: the same candidates are built as without it */
+                dl = fmin(dl + (xe_now() - tr), deadline + (deadline - t0));
+            }
             if (!have || c < best) {
                 best = c;
                 have = 1;
@@ -574,6 +586,7 @@ int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadli
     xe_schedule_clear(&cand);
     if (rc) {
         xe_schedule_clear(out);
+        if (rc != XE_ENOMEM) return xe_err_set(err, rc, "pebbling: a candidate's refinement failed (a bug)");
         return xe_err_set(err, XE_ENOMEM, "pebbling: out of memory building the schedule");
     }
     *answer = have ? XE_PEBBLE_YES : XE_PEBBLE_UNKNOWN;

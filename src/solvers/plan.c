@@ -48,6 +48,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double lb = -INFINITY; /* best lower bound so far, seconds */
     double lb_any = -INFINITY; /* bounds every schedule (pebbling's): xe_plan_pebble_phase */
     double t_events = 0;        /* when the pebbling schedule was in hand */
+    const char *ev_name = "pebbling"; /* "restaged(-lns)" once improved */
     const xe_instance *cur = in; /* the instance the phases plan in: in, or in2 (reordered) */
     xe_instance *in2 = NULL;     /* in relabelled in a low-peak order (docs/reorder.md) */
     int *perm = NULL;            /* node k of in2 is node perm[k] of in */
@@ -223,6 +224,25 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (rc < 0) goto out;
         if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
         rc = XE_OK;
+    }
+    /* 1p. the exact search's schedule in hand and no stage schedule as cheap: restaged
+     * into stages, improved locally, and in auto and lns improved by LNS for half the
+     * time left (docs/reorder.md, "Restaging"); budget descent and the MILP, which look
+     * for a stage schedule of the graph's order, or LNS on the one in hand, share the
+     * rest */
+    if (res->events.len && (!best || res->events_objective < best_cost) && in->ndev == 1 && !o->feasibility) {
+        if (xe_plan_passed(o, t_start)) {
+            xe_plan_emit_not_run(o, res, "restaged", lb_any, xe_plan_rel_gap(res->events_objective, lb_any));
+        } else {
+            /* without a time limit: the improvement's most, no LNS (as LNS itself) */
+            double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : INFINITY;
+            double imp_s = fmin(XE_PLAN_RESTAGE_IMPROVE_MAX_S, XE_PLAN_RESTAGE_IMPROVE_SHARE * left);
+            double lns_s = (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS) && isfinite(left)
+                               ? XE_PLAN_RESTAGE_SHARE * (left - imp_s)
+                               : 0.0;
+            rc = xe_plan_restage_phase(in, o, res, imp_s, lns_s, t_start, lb_any, &t_events, &ev_name, err);
+            if (rc) goto out;
+        }
     }
     if (o->mode == XE_PLAN_HEURISTIC || (o->feasibility && (best || res->events.len))) goto out;
 
@@ -429,7 +449,7 @@ out:
     if (rc == XE_OK && res->events.len) {
         xe_stages_clear(&res->sol);
         res->reordered = 0;
-        res->name = "pebbling";
+        res->name = ev_name;
         res->objective = res->events_objective;
         res->bound = fmin(lb_any, res->objective); /* the stage bounds do not hold here */
         res->gap = xe_plan_rel_gap(res->objective, res->bound);

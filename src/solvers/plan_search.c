@@ -27,6 +27,9 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     xe_pebble *pb = xe_pebble_new(in->g, 0);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     xe_pebble_set_interrupt(pb, o->interrupt);
+    double refine_s = XE_PLAN_REFINE_S;
+    if (!o->feasibility) /* candidates ranked by what restaging makes of them (docs/reorder.md) */
+        xe_pebble_set_refine(pb, xe_plan_refine_events, &refine_s);
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
     xe_pebble_stats st;

@@ -424,12 +424,16 @@ int main(int argc, char **argv)
             o.knapsack = 1;
             continue;
         }
-        static const char *const valued[] = {"--graphs", "--limit", "--budgets", "--presets", "--methods", "--only",
-                                             "--threads", "--max-nodes", "--csv", "--verbose", "--lns-slice",
-                                             "--seed"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) known |= !strcmp(a, valued[k]);
-        if (!known) {
+        /* the options with a value: one list, the index picks the field below */
+        enum { O_GRAPHS, O_LIMIT, O_BUDGETS, O_PRESETS, O_METHODS, O_ONLY, O_THREADS, O_MAX_NODES, O_CSV,
+               O_VERBOSE, O_LNS_SLICE, O_SEED, O_COUNT };
+        static const char *const valued[O_COUNT] = {"--graphs",  "--limit",     "--budgets", "--presets",
+                                                    "--methods", "--only",      "--threads", "--max-nodes",
+                                                    "--csv",     "--verbose",   "--lns-slice", "--seed"};
+        int opt = -1;
+        for (int k = 0; k < O_COUNT && opt < 0; k++)
+            if (!strcmp(a, valued[k])) opt = k;
+        if (opt < 0) {
             fprintf(stderr, "xe_bench: unknown option %s (xe_bench --help)\n", a);
             return 1;
         }
@@ -438,21 +442,19 @@ int main(int argc, char **argv)
             return 1;
         }
         i++;
-        if (!strcmp(a, "--graphs")) o.graphs = v;
-        else if (!strcmp(a, "--limit")) o.limit = atof(v);
-        else if (!strcmp(a, "--budgets")) parse_budgets(&o, v);
-        else if (!strcmp(a, "--presets")) parse_presets(&o, v);
-        else if (!strcmp(a, "--methods")) snprintf(o.methods, sizeof o.methods, "%s", v);
-        else if (!strcmp(a, "--only")) o.only = v;
-        else if (!strcmp(a, "--threads")) o.threads = atoi(v);
-        else if (!strcmp(a, "--max-nodes")) o.max_nodes = atoi(v);
-        else if (!strcmp(a, "--csv")) o.csv = v;
-        else if (!strcmp(a, "--verbose")) o.verbose = atoi(v);
-        else if (!strcmp(a, "--lns-slice")) o.slice = atof(v);
-        else if (!strcmp(a, "--seed")) o.seed = strtoull(v, NULL, 10);
-        else {
-            fprintf(stderr, "xe_bench: unknown option %s\n", a);
-            return 1;
+        switch (opt) {
+        case O_GRAPHS: o.graphs = v; break;
+        case O_LIMIT: o.limit = atof(v); break;
+        case O_BUDGETS: parse_budgets(&o, v); break;
+        case O_PRESETS: parse_presets(&o, v); break;
+        case O_METHODS: snprintf(o.methods, sizeof o.methods, "%s", v); break;
+        case O_ONLY: o.only = v; break;
+        case O_THREADS: o.threads = atoi(v); break;
+        case O_MAX_NODES: o.max_nodes = atoi(v); break;
+        case O_CSV: o.csv = v; break;
+        case O_VERBOSE: o.verbose = atoi(v); break;
+        case O_LNS_SLICE: o.slice = atof(v); break;
+        default: o.seed = strtoull(v, NULL, 10); break; /* O_SEED */
         }
     }
     if (!(o.limit > 0) || o.threads < 1 || o.nbudgets == 0 || o.npresets == 0) {

@@ -11,6 +11,9 @@
  *     xe_stages_check, cost exactly the optimum (less would beat the optimum, more would
  *     mean the stage form lost what the list did), and mapped back (xe_schedule_unrestage)
  *     replay in the simulator within the budget at that cost;
+ *   - 500 random valid event lists (random walks of computes and frees on seeded random
+ *     instances with 2-12 nodes, one or two devices, kept where the simulator accepts
+ *     them): the same checks, cost at most the list's;
  *   - the exact search's schedules (xe_pebble_schedule) of random 12-30-node DAGs at
  *     budgets between the largest footprint and the no-recomputation peak: the same
  *     checks, cost at most the list's; the planner's refinement of a candidate
@@ -195,6 +198,13 @@ static void test_hand(void **state)
     xe_instance_free(ri);
     assert_true(restage_checked(in, &s, 8.0) == 8.0);
 
+    /* a compute without its input resident: not a valid list */
+    xe_schedule_clear(&s);
+    assert_int_equal(xe_schedule_push(&s, XE_EV_COMPUTE, A1, 0, 0), XE_OK);
+    assert_int_equal(xe_instance_restage(in, &s, &ri, &map, &st, &err), XE_EINVAL);
+    assert_non_null(strstr(err.msg, "restage: "));
+    assert_null(st.R);
+
     /* a copy: not restaged, nothing returned */
     xe_schedule_clear(&s);
     assert_int_equal(xe_schedule_push(&s, XE_EV_COMPUTE, A0, 0, 0), XE_OK);
@@ -235,6 +245,57 @@ static void test_brute_optima(void **state)
     }
     print_message("%d brute-force optima restaged at their cost, %d of them with empty nodes\n", done, cut);
     assert_int_equal(done, 300);
+}
+
+/* Random valid event lists: on seeded random instances (tests/support/randinst.h, 1 or
+ * 2 devices, budgets from tight to loose), a random walk of frees and computes (a node
+ * on a device that can run it, with its inputs resident there), kept when it computes
+ * every node and the simulator accepts it. Every one restages (restage_checked). */
+static void test_random_lists(void **state)
+{
+    (void)state;
+    int done = 0, cut = 0;
+    for (uint64_t seed = 1; done < 500 && seed < 20000; seed++) {
+        uint64_t r = seed * 0x9E3779B97F4A7C15ull;
+        int n = 2 + (int)(xe_splitmix64(&r) % 11), D = 1 + (int)(xe_splitmix64(&r) % 2);
+        xe_instance *in = xe_test_random_instance(seed, n, D, 0);
+        assert_non_null(in);
+        const xe_graph *g = in->g;
+        uint8_t res[2 * 16] = {0}, computed[16] = {0};
+        int ncomputed = 0;
+        xe_schedule s;
+        xe_schedule_init(&s);
+        for (int step = 0; step < 400 && ncomputed < n; step++) {
+            int v = (int)(xe_splitmix64(&r) % (uint64_t)n), d = (int)(xe_splitmix64(&r) % (uint64_t)D);
+            if (xe_splitmix64(&r) % 10 < 4) { /* free */
+                if (res[v * D + d]) {
+                    res[v * D + d] = 0;
+                    assert_int_equal(xe_schedule_push(&s, XE_EV_FREE, v, d, 0), XE_OK);
+                }
+                continue;
+            }
+            int ready = !res[v * D + d] && xe_can_run(in, v, d);
+            for (int j = g->pred_off[v]; ready && j < g->pred_off[v + 1]; j++) ready = res[g->pred[j] * D + d];
+            if (!ready) continue;
+            assert_int_equal(xe_schedule_push(&s, XE_EV_COMPUTE, v, d, 0), XE_OK);
+            res[v * D + d] = 1;
+            ncomputed += !computed[v];
+            computed[v] = 1;
+        }
+        xe_sim_result sr;
+        xe_err err;
+        if (ncomputed == n && xe_sim_run(in, &s, &sr, &err) == XE_OK) {
+            int nodes = 0;
+            restage_checked_n(in, &s, sr.total_time, &nodes);
+            cut += nodes > n;
+            done++;
+        }
+        xe_schedule_clear(&s);
+        xe_instance_free(in);
+    }
+    print_message("%d random valid lists restaged, %d of them with empty nodes\n", done, cut);
+    assert_int_equal(done, 500);
+    assert_true(cut >= 100);
 }
 
 /* A random DAG of n nodes (edges j -> i, j < i, with probability p; sizes 1-1000 B;
@@ -358,6 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand),
         cmocka_unit_test(test_brute_optima),
+        cmocka_unit_test(test_random_lists),
         cmocka_unit_test(test_pebble_schedules),
         cmocka_unit_test(test_plan_shared),
     };

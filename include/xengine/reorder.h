@@ -55,19 +55,25 @@ int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **o
 void xe_schedule_unpermute(xe_schedule *s, const int *order);
 
 /* The stage form of an event list outside the stage structure (docs/reorder.md,
- * "Restaging"), so that LNS and the MILP can improve it: *out is `in` relabelled in the
- * list's first-computation order, with an empty node (no edges, 0 bytes, cost 0 on every
- * device, name "restage.empty.K") inserted wherever the list recomputes what a
- * Checkmate stage cannot hold (a node a second time, out of index order, or one that was
- * resident when the stage began); *st the stage matrices of the list on *out (same
- * cost, less where a compute of a resident tensor or a compute after the last first
- * computation is dropped; they pass xe_stages_check: the stage model frees no later than
- * the list). (*map)[k] is the node of in behind node k of *out, -1 for an empty node;
- * (*out)->g->n = N >= in's n. s: compute and free events of a valid schedule of in (every
- * node computed). Ownership: *out (xe_instance_free), *map (free), st (xe_stages_clear)
- * go to the caller, untouched on error. Errors: XE_EUNSUPPORTED (a copy event, or stage
- * matrices that fail the check: the message says why), XE_EINVAL (an event naming no
- * node or device, a node never computed), XE_ENOMEM. O(N^2 D) memory (the matrices). */
+ * "Restaging"), so that the stage solvers (local improvement, LNS, the MILP) can improve
+ * it: *out is `in` relabelled in the list's first-computation order, with an empty node
+ * (no edges, 0 bytes, cost 0 on every device, name "restage.empty.K") inserted wherever
+ * the list recomputes what a Checkmate stage cannot hold (a node a second time, out of
+ * index order, or one that was resident when the stage began; on several devices also a
+ * node computed on a second device in the stage, which a stage could hold); *st the
+ * stage matrices of the list on *out, pruned (xe_stages_prune), passing xe_stages_check:
+ * the stage model then frees no later than the list, so they cost at most the list's
+ * cost (less where the prune or dropping computes of a resident tensor and computes
+ * after the last first computation removes work). (*map)[k] is the node of in behind
+ * node k of *out, -1 for an empty node; (*out)->g->n = N >= in's n. s: compute and free
+ * events of a schedule of in that computes every node (frees of what is not resident
+ * are ignored; budgets are not checked here: a list over a budget may still restage,
+ * since the stage form frees earlier). Ownership: *out (xe_instance_free), *map (free),
+ * st (xe_stages_clear) go to the caller; on error *out and *map are NULL and st is
+ * zeroed. Errors (messages start "restage: "): XE_EUNSUPPORTED (a copy event, or stage
+ * matrices that fail the check), XE_EINVAL (an event naming no node or device, a compute
+ * without its inputs resident on its device, a node never computed), XE_ENOMEM.
+ * O(N^2 D) memory (the matrices). */
 int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance **out, int **map,
                         xe_stages *st, xe_err *err);
 

@@ -232,7 +232,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * rest */
     if (res->events.len && (!best || res->events_objective < best_cost) && in->ndev == 1 && !o->feasibility) {
         if (xe_plan_passed(o, t_start)) {
-            xe_plan_emit_not_run(o, res, "restaged", lb_any, xe_plan_rel_gap(res->events_objective, lb_any));
+            xe_plan_emit_not_run(o, res, "restaged", NAN, NAN);
         } else {
             /* without a time limit: the improvement's most, no LNS (as LNS itself) */
             double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : INFINITY;

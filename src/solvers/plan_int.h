@@ -136,12 +136,17 @@ int xe_plan_chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan
  * restaged: why" when the restaging failed: the search's schedule then stays).
  * Returns XE_OK, or XE_ENOMEM / XE_EINTERNAL (a restaged schedule the simulator rejects:
  * a bug) with err set. */
-/* The exact search's refinement of each candidate (xe_pebble_set_refine; ctx: a double,
- * the local improvement's seconds, XE_PLAN_REFINE_S): restaged, improved locally, and,
- * where that is cheaper, mapped back and replayed by the simulator on in, *s replaced.
- * Returns the cost of *s then, or XE_ENOMEM / XE_EINTERNAL (the simulator rejected the
- * mapped-back schedule: a bug). */
+/* The exact search's refinement of each candidate (xe_pebble_set_refine; ctx: an
+ * xe_plan_refine): restaged, improved locally for ctx->seconds (XE_PLAN_REFINE_S) and,
+ * where that is cheaper, mapped back and replayed by the simulator on in, *s replaced; a
+ * candidate that does not restage stays as it is. Returns the cost of *s then, or
+ * XE_ENOMEM / XE_EINTERNAL (the simulator rejected the mapped-back schedule: a bug) with
+ * ctx->err set. */
 #define XE_PLAN_REFINE_S 0.25
+typedef struct xe_plan_refine {
+    double seconds;
+    xe_err err;
+} xe_plan_refine;
 double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, double cost);
 int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double improve_s,
                           double lns_s, double t_start, double lb_any, double *t_events, const char **name,

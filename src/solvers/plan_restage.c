@@ -37,15 +37,19 @@ static int take(const xe_instance *in, const xe_instance *ri, const int *map, co
 
 double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, double cost)
 {
-    const double *seconds = ctx;
+    xe_plan_refine *rf = ctx;
     xe_instance *ri = NULL;
     int *map = NULL;
     xe_stages st = {0};
     xe_err e2 = {{0}};
     double out = cost;
     int rc = xe_instance_restage(in, s, &ri, &map, &st, &e2);
-    if (rc) return rc == XE_ENOMEM ? XE_ENOMEM : cost; /* not restaged: the candidate as it is */
-    rc = xe_heur_improve(ri, &st, *seconds, &e2);
+    if (rc == XE_ENOMEM) {
+        xe_err_set(&rf->err, rc, "%s", e2.msg);
+        return rc;
+    }
+    if (rc) return cost; /* not restaged: the candidate as it is */
+    rc = xe_heur_improve(ri, &st, rf->seconds, &e2);
     double c = rc == XE_OK ? xe_stages_cost(ri, &st) : INFINITY;
     if (rc == XE_OK && c < cost) {
         xe_schedule ev;
@@ -57,6 +61,8 @@ double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, d
             rc = xe_schedule_replay(in, &ev, c, &sr, &e2);
             if (rc && rc != XE_ENOMEM) rc = XE_EINTERNAL;
         }
+        if (rc) xe_err_set(&rf->err, rc, "a candidate restaged and improved fails on the graph%s: %s",
+                           rc == XE_EINTERNAL ? " (a bug)" : "", e2.msg);
         if (rc == XE_OK) {
             xe_schedule_clear(s);
             *s = ev;
@@ -65,6 +71,7 @@ double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, d
             xe_schedule_clear(&ev);
         }
     }
+    if (rc == XE_ENOMEM && !rf->err.msg[0]) xe_err_set(&rf->err, rc, "%s", e2.msg);
     xe_stages_clear(&st);
     free(map);
     xe_instance_free(ri);

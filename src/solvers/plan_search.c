@@ -27,15 +27,17 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     xe_pebble *pb = xe_pebble_new(in->g, 0);
     if (!pb) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the exact search");
     xe_pebble_set_interrupt(pb, o->interrupt);
-    double refine_s = XE_PLAN_REFINE_S;
+    xe_plan_refine refine = {.seconds = XE_PLAN_REFINE_S};
     if (!o->feasibility) /* candidates ranked by what restaging makes of them (docs/reorder.md) */
-        xe_pebble_set_refine(pb, xe_plan_refine_events, &refine_s);
+        xe_pebble_set_refine(pb, xe_plan_refine_events, &refine);
     if (o->phase) o->phase(o->ctx, "pebbling");
     xe_pebble_answer a = XE_PEBBLE_UNKNOWN;
     xe_pebble_stats st;
     int rc = xe_pebble_schedule(pb, in, 0, t0 + seconds, &res->events, &a, &res->blocker, &st, err);
     if (a != XE_PEBBLE_NO) res->blocker = -1;
     xe_pebble_free(pb);
+    if (rc && refine.err.msg[0]) /* the refinement's own reason */
+        return xe_err_set(err, rc, "plan: the exact search: %s", refine.err.msg);
     if (rc) return rc;
     if (a == XE_PEBBLE_YES && !xe_plan_stopped(o)) { /* a schedule to bound: after the search, not to delay
                                                        * it (nor a Ctrl-C) */

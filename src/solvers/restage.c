@@ -31,17 +31,24 @@ static int close_with_empty(restage_walk *w, xe_err *err)
     return XE_OK;
 }
 
-static int walk_compute(restage_walk *w, int v, int d, xe_err *err)
+static int walk_compute(restage_walk *w, int k, int v, int d, xe_err *err)
 {
     int D = w->D;
     if (w->res[v * D + d]) return XE_OK; /* already resident: the compute changes nothing */
+    const xe_graph *g = w->in->g;
+    for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+        if (!w->res[g->pred[j] * D + d])
+            return xe_err_set(err, XE_EINVAL, "restage: event %d computes %s without its input %s resident (not a "
+                              "valid schedule)", k, g->nodes[v].name, g->nodes[g->pred[j]].name);
     int first = w->id[v] < 0;
     if (first) {
         w->id[v] = w->next++;
         w->map[w->id[v]] = v;
     } else if (w->opened && (w->id[v] <= w->last || w->at_open[v * D + d])) {
         /* a stage computes each node once, in index order, and what it held when it
-         * opened stays until its last use there: cut the stage here */
+         * opened stays until its last use there: cut the stage here (stricter than
+         * needed on several devices, where a stage may compute a node once per device:
+         * an empty node more, the schedule the same) */
         int rc = close_with_empty(w, err);
         if (rc) return rc;
     }
@@ -103,6 +110,7 @@ int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance
 {
     *out = NULL;
     *map_out = NULL;
+    memset(st, 0, sizeof *st);
     int n = in->g->n, D = in->ndev;
     restage_walk w = {.in = in, .n = n, .D = D, .last = -1};
     xe_schedule_init(&w.out);
@@ -125,14 +133,14 @@ int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance
             rc = xe_err_set(err, XE_EUNSUPPORTED, "restage: event %d is a copy (only compute and free events are restaged)", k);
         } else if (e->kind == XE_EV_FREE) {
             int x = e->node * D + e->dev;
-            if (w.res[x]) {
-                w.res[e->node * D + e->dev] = 0;
-                if (w.id[e->node] >= 0 && xe_schedule_push(&w.out, XE_EV_FREE, w.id[e->node], e->dev, 0))
+            if (w.res[x]) { /* (a free of what is not resident changes nothing) */
+                w.res[x] = 0;
+                if (xe_schedule_push(&w.out, XE_EV_FREE, w.id[e->node], e->dev, 0))
                     rc = xe_err_set(err, XE_ENOMEM, "restage: out of memory");
             }
         } else {
             int was_new = w.id[e->node] < 0;
-            rc = walk_compute(&w, e->node, e->dev, err);
+            rc = walk_compute(&w, k, e->node, e->dev, err);
             firsts += was_new;
         }
     }
@@ -143,7 +151,9 @@ int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance
         /* pruned before the check: a checkpoint the list frees before any step of its
          * stage touches it would otherwise be held to the stage's end (and the MILP has
          * no S for what nothing reads) */
-        rc = xe_stages_from_schedule_ex(*out, &w.out, 1, st, err);
+        xe_err e2 = {{0}};
+        rc = xe_stages_from_schedule_ex(*out, &w.out, 1, st, &e2);
+        if (rc) xe_err_set(err, rc, "restage: %s", e2.msg);
         if (rc) {
             xe_instance_free(*out);
             *out = NULL;

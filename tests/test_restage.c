@@ -23,7 +23,10 @@
  *     (no stage schedule found; skipped, saying so, where ../shared/graphs is absent):
  *     rows "pebbling" and "restaged", and the result, valid in the simulator, cheaper
  *     than the search's cheapest candidate unrefined (xe_pebble_schedule alone with the
- *     same 6 s: 97.658 s; refined 74.032 s in a Release build). */
+ *     same 6 s: 97.658 s; refined 74.032 s in a Release build);
+ *   - at 70% (stage schedules found, the exact search runs as a competitor): the result
+ *     is its schedule, cheaper than every stage schedule's row, valid, its bound at most
+ *     the bottleneck bound. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -414,6 +417,46 @@ static void test_plan_shared(void **state)
     xe_instance_free(in);
 }
 
+/* The exact search as a competitor where a stage schedule is in hand (plan.c, 1a'):
+ * random_layered_n100 at 70% on one GPU, heuristic mode: the stage schedules (graph
+ * order, low-peak orders) cost 50.517-51.184 s, the search's restaged and improved
+ * schedule less (48.793 s in a Release build), valid in the simulator, its bound the
+ * bottleneck bound (which holds for every schedule). */
+static void test_plan_competitor(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_shared_instance("random_layered_n100.json", "gpu", 0.70);
+    if (!in) skip();
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.mode = XE_PLAN_HEURISTIC;
+    o.time_limit = 120; /* the search's share: 12 s, ample under ASan */
+    xe_plan_result r;
+    xe_err err;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    double stage = INFINITY;
+    int peb = -1;
+    for (int k = 0; k < r.nrows; k++) {
+        if (!strcmp(r.rows[k].method, "pebbling")) peb = k;
+        else if (strcmp(r.rows[k].method, "restaged")) stage = fmin(stage, r.rows[k].objective);
+    }
+    assert_true(isfinite(stage));
+    assert_true(peb >= 0);
+    assert_true(r.events.len > 0);
+    assert_int_equal(r.reordered, 0);
+    assert_true(r.objective < stage);
+    assert_true(r.bound <= xe_bound_bottleneck(in, INFINITY, NULL) + 1e-9);
+    xe_sim_result sr;
+    if (xe_sim_run(in, &r.events, &sr, &err) != XE_OK) print_error("%s\n", err.msg);
+    assert_int_equal(sr.bad_event, -1);
+    assert_true(fabs(sr.total_time - r.objective) <= 1e-9 * r.objective);
+    assert_true(sr.dev[0].peak <= in->dev[0].budget);
+    print_message("random_layered_n100 at 70%%: stage schedules from %.3f s, %s %.3f s, bound %.3f s\n", stage, r.name,
+                  r.objective, r.bound);
+    xe_plan_result_clear(&r);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_random_lists),
         cmocka_unit_test(test_pebble_schedules),
         cmocka_unit_test(test_plan_shared),
+        cmocka_unit_test(test_plan_competitor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 
 #include "xengine/error.h"
 #include "xengine/instance.h"
+#include "xengine/schedule.h"
 #include "xengine/stages.h"
 
 typedef enum {
@@ -65,7 +66,8 @@ typedef struct xe_sweep_cell {
                             device, outside the stage structure: docs/pebble.md), one of
                             these followed by ", low-peak order" (planned in another
                             topological order: docs/reorder.md), a baseline name, or
-                            "carried": opts.seed); static, "" without schedule */
+                            "carried": opts.seed or opts.seed_events); static, "" without
+                            schedule */
     int outside_stages;  /* 1: the schedule is not a stage schedule of the graph's order
                             (pebbling, or a low-peak order), so the stage bounds of other
                             budgets do not bound it; bound is its own */
@@ -89,8 +91,25 @@ typedef struct xe_sweep_opts {
                             never gets worse as the budget grows); used only when it passes
                             xe_stages_check here; its cell says "carried" when kept (NULL) */
     xe_stages *keep;     /* planner: receives a copy of its schedule when it finds one
-                            (cleared first; zero-initialised by the caller, who frees it
-                            with xe_stages_clear); untouched otherwise (NULL) */
+                            and it is a stage schedule of the graph's order (cleared first;
+                            zero-initialised by the caller, who frees it with
+                            xe_stages_clear); cleared when the kept schedule is an event
+                            list; untouched without schedule (NULL) */
+    const xe_schedule *seed_events; /* planner: an event list valid here (e.g. its kept
+                            schedule outside the stage structure at a smaller budget of the
+                            swept device), costing seed_events_cost seconds; kept ("carried",
+                            its bound the every-node-once bound or the planner's own bound
+                            over every schedule) when the planner finds nothing cheaper and
+                            the simulator accepts it (NULL) */
+    double seed_events_cost;
+    xe_schedule *keep_events; /* planner: receives a copy of its schedule when it finds one
+                            outside the stage structure (the exact search's, restaged or
+                            not, or another order's, as an event list; cleared first;
+                            zero-initialised by the caller, who frees it with
+                            xe_schedule_clear), with its cost in *keep_events_cost; cleared
+                            when the kept schedule is a stage schedule; untouched without
+                            schedule (NULL) */
+    double *keep_events_cost;
 } xe_sweep_opts;
 
 /* Defaults above, with the devices of in. */

@@ -321,6 +321,10 @@ static int sweep_budgets(opts *o)
      * one, so it seeds the next point and the planner's cost never rises with the budget */
     xe_err err = {{0}};
     xe_stages seed = {0}, keep = {0};
+    xe_schedule seed_ev, keep_ev; /* the same for a kept event list (outside the stages) */
+    xe_schedule_init(&seed_ev);
+    xe_schedule_init(&keep_ev);
+    double seed_ev_cost = INFINITY, keep_ev_cost = INFINITY;
     for (int i = 0; i < np; i++) {
         p[i].pct = o->from + dir * o->step * i;
         p[i].budget = (int64_t)floor(p[i].pct / 100.0 * (double)peak);
@@ -330,6 +334,10 @@ static int sweep_budgets(opts *o)
         in->dev[so.swept].budget = p[i].budget;
         so.seed = seed.R ? &seed : NULL;
         so.keep = &keep;
+        so.seed_events = seed_ev.len ? &seed_ev : NULL;
+        so.seed_events_cost = seed_ev_cost;
+        so.keep_events = &keep_ev;
+        so.keep_events_cost = &keep_ev_cost;
         progress_line(o, "[sweep] %d/%d: %g%% (%s) ...", k + 1, np, p[i].pct, xe_cli_bytes(p[i].budget, b1, sizeof b1));
         int rc = xe_sweep_point(in, &so, p[i].c, &err);
         if (rc) {
@@ -337,14 +345,20 @@ static int sweep_budgets(opts *o)
             code = xe_cli_exit_code(rc);
             break;
         }
-        if (p[i].c[XE_SWEEP_PLANNER].status == XE_SWEEP_FOUND) {
+        if (p[i].c[XE_SWEEP_PLANNER].status == XE_SWEEP_FOUND) { /* exactly one of keep, keep_ev is set */
             xe_stages t = seed;
             seed = keep;
             keep = t;
+            xe_schedule te = seed_ev;
+            seed_ev = keep_ev;
+            keep_ev = te;
+            seed_ev_cost = keep_ev_cost;
         }
     }
     xe_stages_clear(&seed);
     xe_stages_clear(&keep);
+    xe_schedule_clear(&seed_ev);
+    xe_schedule_clear(&keep_ev);
     progress_done(o);
     /* a lower bound at a budget bounds every smaller budget too; the stage bounds do
      * not bound a pebbling schedule (outside the stage structure, docs/pebble.md), which

@@ -115,6 +115,18 @@ static int ruled_out(const xe_instance *in)
     return 0;
 }
 
+/* The planner kept the event list s (cost seconds): a copy into o->keep_events for the
+ * next budget, o->keep cleared (the next point's stage seed is gone). */
+static int keep_events(const xe_sweep_opts *o, const xe_schedule *s, double cost, xe_err *err)
+{
+    if (o->keep) xe_stages_clear(o->keep);
+    if (!o->keep_events || s == o->keep_events) return XE_OK;
+    xe_schedule_clear(o->keep_events);
+    if (xe_schedule_append(o->keep_events, s)) return xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
+    if (o->keep_events_cost) *o->keep_events_cost = cost;
+    return XE_OK;
+}
+
 /* The planner: xe_plan in auto mode (include/xengine/plan.h) with the baselines' stage
  * schedules in base[] and the carried seed as extra starts; time limit 0: the best start
  * only (heuristic mode, no pebbling); feasibility: stop at the first schedule (on one
@@ -147,11 +159,24 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
     xe_plan_result pr;
     xe_err e2 = {{0}};
     int rc = xe_plan(in, &po, &pr, &e2);
+    /* the event list carried from a smaller budget, where the planner has nothing
+     * cheaper: the sweep's cost then never rises with the budget either */
+    double found = (pr.events.len || pr.sol.R) ? pr.objective : INFINITY;
+    int carry = rc == XE_OK && o->seed_events && o->seed_events->len && /* cheaper beyond rounding */
+                (!isfinite(found) ? isfinite(o->seed_events_cost) : o->seed_events_cost < found * (1 - 1e-9));
     if (rc) {
         rc = xe_err_set(err, rc, "sweep: planner: %s", e2.msg);
+    } else if (carry) {
+        rc = judge_events(in, o, o->seed_events, o->seed_events_cost, "carried", c, err);
+        /* its bound must hold for every schedule: the planner's own where its schedule
+         * is the exact search's (not another order's), else every node once */
+        double any = pr.events.len && !pr.reordered ? pr.bound : xe_bound_cheapest(in);
+        if (rc == XE_OK) c->bound = fmin(any, c->cost);
+        rc = rc ? rc : keep_events(o, o->seed_events, c->cost, err);
     } else if (pr.events.len) { /* outside the stage structure, or in another order: no seed */
         rc = judge_events(in, o, &pr.events, pr.objective, xe_plan_name(&pr), c, err);
         if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
+        rc = rc ? rc : keep_events(o, &pr.events, c->cost, err);
     } else if (pr.sol.R) {
         rc = judge(in, o, &pr.sol, pr.name, c, err);
         if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
@@ -159,6 +184,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
             xe_stages_clear(o->keep);
             if (xe_stages_copy(o->keep, &pr.sol)) rc = xe_err_set(err, XE_ENOMEM, "sweep: out of memory");
         }
+        if (rc == XE_OK && o->keep_events) xe_schedule_clear(o->keep_events);
     } else {
         /* proven only for every schedule: the exact one-device search's proof, not the
          * MILP's over stage schedules */

@@ -99,8 +99,9 @@ typedef struct xe_sweep_opts {
                             schedule outside the stage structure at a smaller budget of the
                             swept device), costing seed_events_cost seconds; kept ("carried",
                             its bound the every-node-once bound or the planner's own bound
-                            over every schedule) when the planner finds nothing cheaper and
-                            the simulator accepts it (NULL) */
+                            over every schedule) when the planner finds nothing cheaper; it
+                            is replayed by the simulator first, and a rejection (a bug: the
+                            budgets only grow) is an error, XE_EINTERNAL (NULL) */
     double seed_events_cost;
     xe_schedule *keep_events; /* planner: receives a copy of its schedule when it finds one
                             outside the stage structure (the exact search's, restaged or

@@ -410,9 +410,14 @@ static int sweep_budgets(opts *o)
                     if (m == 0) {
                         if (isfinite(pl->bound)) fprintf(t.f, ",%.9g", pl->bound);
                         else fprintf(t.f, ",");
-                        if (pl->status == XE_SWEEP_FOUND && pl->cost > 0)
-                            fprintf(t.f, ",%.6g,%s", (pl->cost - pl->bound) / pl->cost, pl->which);
-                        else fprintf(t.f, ",,");
+                        if (pl->status == XE_SWEEP_FOUND && pl->cost > 0) {
+                            /* a comma in the name ("greedy, low-peak order") would add a
+                             * column: "; " in the CSV */
+                            fprintf(t.f, ",%.6g,", (pl->cost - pl->bound) / pl->cost);
+                            for (const char *q = pl->which; *q; q++) fputc(*q == ',' ? ';' : *q, t.f);
+                        } else {
+                            fprintf(t.f, ",,");
+                        }
                     }
                 }
                 fprintf(t.f, "\n");

@@ -157,18 +157,21 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
         if (a == XE_PEBBLE_NO) goto out; /* nothing fits: no phase below can help */
     } else if (best && !o->no_pebbling && in->ndev == 1 && !o->feasibility && o->mode != XE_PLAN_MILP &&
-               res->peak_order > 0 && res->peak_order < res->peak_index &&
-               !(xe_plan_rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) && !xe_plan_passed(o, t_start)) {
-        /* 1a'. a stage schedule in hand, not proven, on a graph whose file order is not
-         * its best (a lower-peak order exists): the exact search as a competitor, its
-         * candidates restaged and improved (docs/reorder.md, "Restaging"): on
-         * random_layered_n100 at 70% 48.793 s against the stage schedules' 50.517 s; a
-         * tenth of the time left, nothing when the limit has passed */
-        double lim = xe_plan_share(o, t_start, XE_PLAN_PEBBLE_SHARE, XE_PLAN_PEBBLE_DEFAULT_S, 0.0);
-        int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &lb_any, &t_events, err);
-        if (a < 0) {
-            rc = a;
-            goto out;
+               res->peak_order > 0 && (double)res->peak_order < XE_PLAN_COMPETITOR_PEAK * (double)res->peak_index &&
+               !(xe_plan_rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap)) {
+        /* 1a'. a stage schedule in hand, not proven, on a graph whose file order is far
+         * from its best (a much lower-peak order exists): the exact search as a
+         * competitor, its candidates restaged and improved (docs/reorder.md,
+         * "Restaging"): on random_layered_n100 at 70% 48.793 s against the stage
+         * schedules' 50.517 s. A tenth of the time left, no floor (the refinements can
+         * double it); not started below XE_PLAN_MIN_PHASE */
+        double lim = o->time_limit > 0 ? XE_PLAN_PEBBLE_SHARE * xe_plan_time_left(o, t_start) : XE_PLAN_PEBBLE_DEFAULT_S;
+        if (lim >= XE_PLAN_MIN_PHASE && !xe_plan_stopped(o)) {
+            int a = xe_plan_pebble_phase(in, o, res, lim, t_start, &lb_any, &t_events, err);
+            if (a < 0) {
+                rc = a;
+                goto out;
+            }
         }
     }
 

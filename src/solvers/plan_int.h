@@ -48,6 +48,12 @@
 #define XE_PLAN_PEBBLE_SHARE 0.1
 #define XE_PLAN_PEBBLE_MIN_S 2.0
 #define XE_PLAN_PEBBLE_DEFAULT_S 10.0 /* heuristic mode without a time limit */
+/* The exact search runs as a competitor to an unproven stage schedule (plan.c, 1a') only
+ * where the low-peak order search found a peak below this fraction of the graph order's:
+ * random_layered_n100 0.916, n250 0.784, where the file order is far from the best; not
+ * GoogLeNet (0.999), where its schedule won by 0.15% but with the bottleneck bound its
+ * gap grew (0.24% -> 0.60% with a 2-s limit) and LNS lost its time. */
+#define XE_PLAN_COMPETITOR_PEAK 0.95
 /* The bottleneck bound of the exact search's schedule (xe_bound_bottleneck), after the
  * search: at most this long, or what is left of the limit (at least 0.02 s). Its nodes
  * are taken by what they can add, so the bound is in hand early: random_layered_n250 at

@@ -181,6 +181,11 @@ if [ -r "$n100" ]; then
   "$xe" sweep "$n100" --devices gpu --from 80 --to 70 --step 5 --time-limit 2 --csv "$tmp/q.csv" -q >/dev/null 2>"$tmp/err"
   check "n100 80-70% sweep: exit 0" "$?" 0
   check "n100 80-70%: planner non-increasing as the budget grows" "$(mono "$tmp/q.csv")" ok
+  check "n100 80-70% csv: 10 columns on every line" "$(awk -F, '{print NF}' "$tmp/q.csv" | sort -u)" 10
+  # a low-peak order's schedule: its name has a comma, written "; " in the CSV
+  "$xe" sweep "$n100" --devices gpu --from 90 --to 90 --step 5 --time-limit 10 --csv "$tmp/r.csv" -q >/dev/null 2>"$tmp/err"
+  check "n100 90% csv: 10 columns" "$(awk -F, '{print NF}' "$tmp/r.csv" | sort -u)" 10
+  check "n100 90%: planner_from" "$(field "$tmp/r.csv" 1 planner_from)" "greedy; low-peak order"
   check "n100 80-70%: bound <= cost, planner <= baselines" "$(below "$tmp/q.csv")" ok
   grep -q ',pebbling,\|,restaged' "$tmp/q.csv" && ok "n100 80-70%: an exact-search schedule kept" ||
     bad "n100 80-70%: no exact-search schedule: $(cat "$tmp/q.csv")"

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../src/solvers/rng.h"
 #include "brute/brute.h"
 #include "support/randinst.h"
 #include "support/shared_graph.h"
@@ -86,39 +85,6 @@ static void test_peak_hand(void **state)
     xe_instance_free(in);
 }
 
-/* A random DAG of n nodes in index order: edges j -> i (j < i) with probability p, sizes
- * 1-1000 B, costs 1-10 s, one device whose budget is the index order's no-recomputation peak. */
-static xe_instance *random_dag(uint64_t seed, int n, double p)
-{
-    xe_err err;
-    uint64_t s = seed;
-    xe_graph *g = xe_graph_new("random");
-    assert_non_null(g);
-    char name[16];
-    for (int v = 0; v < n; v++) {
-        snprintf(name, sizeof name, "v%d", v);
-        int64_t mem = 1 + (int64_t)(xe_splitmix64(&s) % 1000);
-        assert_int_equal(xe_graph_add_node(g, name, NULL, 0, mem, 0, 1.0, &err), v);
-    }
-    for (int i = 1; i < n; i++) {
-        int any = 0;
-        for (int j = 0; j < i; j++)
-            if ((double)(xe_splitmix64(&s) >> 11) * 0x1.0p-53 < p) {
-                assert_int_equal(xe_graph_add_edge(g, j, i, &err), XE_OK);
-                any = 1;
-            }
-        if (!any && (xe_splitmix64(&s) & 1)) assert_int_equal(xe_graph_add_edge(g, (int)(xe_splitmix64(&s) % (uint64_t)i), i, &err), XE_OK);
-    }
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, 1);
-    assert_non_null(in);
-    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
-    in->dev[0].kind = XE_DEV_GPU;
-    in->dev[0].budget = xe_instance_norecompute_peak(g);
-    for (int v = 0; v < n; v++) in->cost[v] = 1.0 + (double)(xe_splitmix64(&s) % 10);
-    return in;
-}
-
 /* 1 when order is a permutation of 0..n-1 with every input before its user. */
 static int is_topological(const xe_graph *g, const int *order)
 {
@@ -143,7 +109,8 @@ static void test_low_peak_random(void **state)
     for (uint64_t seed = 1; seed <= 60; seed++) {
         int n = 10 + (int)(seed * 7 % 150);
         double p = seed % 3 == 0 ? 0.3 : 4.0 / n; /* dense, or a few inputs each */
-        xe_instance *in = random_dag(seed, n, p);
+        xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
+        assert_non_null(in);
         const xe_graph *g = in->g;
         int *id = malloc((size_t)n * sizeof *id), *o1 = malloc((size_t)n * sizeof *o1),
             *o2 = malloc((size_t)n * sizeof *o2);
@@ -175,7 +142,8 @@ static void test_permute_roundtrip(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 20; seed++) {
         int n = 20 + (int)(seed * 13 % 80);
-        xe_instance *in = random_dag(100 + seed, n, 3.0 / n);
+        xe_instance *in = xe_test_random_dag(100 + seed, n, 3.0 / n, 1.0);
+        assert_non_null(in);
         const xe_graph *g = in->g;
         int *order = malloc((size_t)n * sizeof *order);
         assert_non_null(order);

@@ -301,41 +301,14 @@ static void test_random_lists(void **state)
     assert_true(cut >= 100);
 }
 
-/* A random DAG of n nodes (edges j -> i, j < i, with probability p; sizes 1-1000 B;
- * costs 1-10 s) on one device with the given budget fraction of the way from the
- * largest footprint to the no-recomputation peak. */
-static xe_instance *random_dag(uint64_t seed, int n, double p, double frac)
-{
-    xe_err err;
-    uint64_t s = seed;
-    xe_graph *g = xe_graph_new("random");
-    assert_non_null(g);
-    char name[16];
-    for (int v = 0; v < n; v++) {
-        snprintf(name, sizeof name, "v%d", v);
-        assert_int_equal(xe_graph_add_node(g, name, NULL, 0, 1 + (int64_t)(xe_splitmix64(&s) % 1000), 0, 1.0, &err), v);
-    }
-    for (int i = 1; i < n; i++)
-        for (int j = 0; j < i; j++)
-            if ((double)(xe_splitmix64(&s) >> 11) * 0x1.0p-53 < p) assert_int_equal(xe_graph_add_edge(g, j, i, &err), XE_OK);
-    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
-    xe_instance *in = xe_instance_new(g, 1);
-    assert_non_null(in);
-    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
-    in->dev[0].kind = XE_DEV_GPU;
-    int64_t lo = xe_instance_min_footprint(g), hi = xe_instance_norecompute_peak(g);
-    in->dev[0].budget = lo + (int64_t)(frac * (double)(hi - lo));
-    for (int v = 0; v < n; v++) in->cost[v] = 1.0 + (double)(xe_splitmix64(&s) % 10);
-    return in;
-}
-
 static void test_pebble_schedules(void **state)
 {
     (void)state;
     int done = 0, cut = 0, refined = 0;
     for (uint64_t seed = 1; seed <= 60; seed++) {
         int n = 12 + (int)(seed % 19);
-        xe_instance *in = random_dag(seed, n, 0.15, 0.1 * (double)(seed % 8));
+        xe_instance *in = xe_test_random_dag(seed, n, 0.15, 0.1 * (double)(seed % 8));
+        assert_non_null(in);
         xe_pebble *p = xe_pebble_new(in->g, 0);
         assert_non_null(p);
         xe_schedule s;

@@ -49,6 +49,16 @@ int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double d
  * new, owned by the caller (xe_instance_free). XE_ENOMEM. */
 int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **out, xe_err *err);
 
+/* The instance relabelled by map, with empty nodes: node k of *out is node map[k] of in
+ * (name, op, sizes, costs and copy costs carried over; edges renumbered), or, where
+ * map[k] = -1, an empty node "restage.empty.K" (no edges, 0 bytes, cost 0 on every
+ * device, copies 0); devices and budgets unchanged. map[0..N) names each node of in at
+ * most once; every named node's inputs must be named at smaller k (else XE_EINVAL, as
+ * for a map entry out of range or repeated). *out is new, owned by the caller
+ * (xe_instance_free). XE_ENOMEM. xe_instance_permute (N = n, no empty node) and
+ * xe_instance_restage build on it. */
+int xe_instance_relabel(const xe_instance *in, const int *map, int N, xe_instance **out, xe_err *err);
+
 /* Maps a schedule of the permuted instance back to the original node ids: every event's
  * node k becomes order[k]. In place; the events' order is unchanged, so the schedule is
  * valid for the original instance exactly when it was for the permuted one. */

@@ -361,8 +361,8 @@ static int sweep_budgets(opts *o)
     xe_schedule_clear(&keep_ev);
     progress_done(o);
     /* a lower bound at a budget bounds every smaller budget too; the stage bounds do
-     * not bound a pebbling schedule (outside the stage structure, docs/pebble.md), which
-     * keeps its own */
+     * not bound an event list (the exact search's, restaged or not, carried, or another
+     * order's: outside_stages), which keeps its own */
     double rb = -INFINITY;
     for (int k = 0; k < np && !code; k++) {
         xe_sweep_cell *pl = &p[dir < 0 ? k : np - 1 - k].c[XE_SWEEP_PLANNER];

@@ -8,7 +8,7 @@
  *   plan_milp.c    the whole MILP as a phase; the LP relaxation as a bound
  *   plan_search.c  the exact search (pebbling) and the chain DP as phases
  *   plan_order.c   low-peak topological orders (docs/reorder.md)
- *   plan_restage.c LNS on the exact search's schedule, restaged (docs/reorder.md) */
+ *   plan_restage.c the exact search's schedules restaged and improved (docs/reorder.md) */
 #ifndef XENGINE_SOLVERS_PLAN_INT_H
 #define XENGINE_SOLVERS_PLAN_INT_H
 
@@ -123,25 +123,8 @@ int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
 int xe_plan_chain_dp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                            xe_stages *dp, const xe_stages **best, double *best_cost, xe_err *err);
 
-/* plan_restage.c */
-/* The restaged LNS's share of the time left (auto and lns, one device, when the exact
- * search's schedule is the only one in hand; docs/reorder.md, "Restaging"), and the
- * local improvement's: XE_PLAN_RESTAGE_IMPROVE_SHARE of the time left, at most
- * XE_PLAN_RESTAGE_IMPROVE_MAX_S (0.4 s on a 300-node DAG restaged to 660 nodes). */
-#define XE_PLAN_RESTAGE_SHARE 0.5
-#define XE_PLAN_RESTAGE_IMPROVE_SHARE 0.1
-#define XE_PLAN_RESTAGE_IMPROVE_MAX_S 1.0
-/* res->events holds the exact search's schedule (one device, no stage schedule in hand):
- * restages it (xe_instance_restage), improves the stage form locally (xe_heur_improve,
- * up to improve_s seconds), then, with lns_s > 0, runs LNS from it for lns_s seconds
- * (bound lb_any, which holds for every schedule); each time that is cheaper, the
- * schedule mapped back to in's node ids and replayed by the simulator on in replaces
- * res->events (events_objective, *name = "restaged" or "restaged-lns", *t_events =
- * seconds from t_start until it was found, the trace extended). Emits the row
- * "restaged" (status in res->restage_status: the stage count and what gained, or "not
- * restaged: why" when the restaging failed: the search's schedule then stays).
- * Returns XE_OK, or XE_ENOMEM / XE_EINTERNAL (a restaged schedule the simulator rejects:
- * a bug) with err set. */
+/* plan_restage.c: the exact search's schedules restaged and improved (docs/reorder.md,
+ * "Restaging") */
 /* The exact search's refinement of each candidate (xe_pebble_set_refine; ctx: an
  * xe_plan_refine): restaged, improved locally for ctx->seconds (XE_PLAN_REFINE_S) and,
  * where that is cheaper, mapped back and replayed by the simulator on in, *s replaced; a
@@ -154,6 +137,24 @@ typedef struct xe_plan_refine {
     xe_err err;
 } xe_plan_refine;
 double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, double cost);
+
+/* The row `restaged` (auto and lns: LNS for XE_PLAN_RESTAGE_SHARE of the time left; every
+ * mode but feasibility: the local improvement for XE_PLAN_RESTAGE_IMPROVE_SHARE of it, at
+ * most XE_PLAN_RESTAGE_IMPROVE_MAX_S, 0.4 s on a 300-node DAG restaged to 660 nodes). */
+#define XE_PLAN_RESTAGE_SHARE 0.5
+#define XE_PLAN_RESTAGE_IMPROVE_SHARE 0.1
+#define XE_PLAN_RESTAGE_IMPROVE_MAX_S 1.0
+/* res->events holds the exact search's schedule (one device), cheaper than any stage
+ * schedule in hand: restages it (xe_instance_restage), improves the stage form locally
+ * (xe_heur_improve, up to improve_s seconds), then, with lns_s > 0, runs LNS from it for
+ * lns_s seconds (bound lb_any, which holds for every schedule); each time that is
+ * cheaper, the schedule mapped back to in's node ids and replayed by the simulator on in
+ * replaces res->events (events_objective, *name = "restaged" or "restaged-lns",
+ * *t_events = seconds from t_start until it was found, the trace extended). Emits the
+ * row "restaged" (status in res->restage_status: the stage count and what gained, or
+ * "not restaged: why" when the restaging failed: the search's schedule then stays).
+ * Returns XE_OK, or XE_ENOMEM / XE_EINTERNAL (a restaged schedule the simulator rejects:
+ * a bug) with err set. */
 int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double improve_s,
                           double lns_s, double t_start, double lb_any, double *t_events, const char **name,
                           xe_err *err);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xengine/reorder.h"
 #include "xengine/solvers.h"
@@ -10,25 +11,36 @@
 
 #include "plan_int.h"
 
-/* Replaces res->events by st (of the restaged instance ri, costing c), mapped back to in's
- * node ids and replayed there first. */
+/* *ev (initialised by the caller) = st, a stage schedule of the restaged instance ri
+ * costing c, as an event list in in's node ids, replayed there first. XE_ENOMEM, or
+ * XE_EINTERNAL when the simulator rejects it (a bug), with e2 saying why. */
+static int mapped_back(const xe_instance *in, const xe_instance *ri, const int *map, const xe_stages *st, double c,
+                       xe_schedule *ev, xe_err *e2)
+{
+    xe_sim_result sr;
+    int rc = xe_stages_to_schedule(ri, st, ev, e2);
+    if (rc == XE_OK) {
+        xe_schedule_unrestage(ev, map);
+        rc = xe_schedule_replay(in, ev, c, &sr, e2);
+    }
+    if (rc && rc != XE_ENOMEM) {
+        char why[sizeof e2->msg];
+        memcpy(why, e2->msg, sizeof why);
+        rc = xe_err_set(e2, XE_EINTERNAL, "the restaged schedule fails on the graph (a bug): %.400s", why);
+    }
+    if (rc) xe_schedule_clear(ev);
+    return rc;
+}
+
+/* res->events = st (of ri, costing c), mapped back (mapped_back). */
 static int take(const xe_instance *in, const xe_instance *ri, const int *map, const xe_stages *st, double c,
                 xe_plan_result *res, xe_err *err)
 {
     xe_schedule ev;
     xe_schedule_init(&ev);
-    xe_sim_result sr;
     xe_err e2 = {{0}};
-    int rc = xe_stages_to_schedule(ri, st, &ev, &e2);
-    if (rc == XE_OK) {
-        xe_schedule_unrestage(&ev, map);
-        rc = xe_schedule_replay(in, &ev, c, &sr, &e2);
-    }
-    if (rc) {
-        xe_schedule_clear(&ev);
-        if (rc == XE_ENOMEM) return xe_err_set(err, rc, "plan: %s", e2.msg);
-        return xe_err_set(err, XE_EINTERNAL, "plan: the restaged schedule fails on the graph (a bug): %s", e2.msg);
-    }
+    int rc = mapped_back(in, ri, map, st, c, &ev, &e2);
+    if (rc) return xe_err_set(err, rc, "plan: %s", e2.msg);
     xe_schedule_clear(&res->events);
     res->events = ev;
     res->events_objective = c;
@@ -42,40 +54,25 @@ double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, d
     int *map = NULL;
     xe_stages st = {0};
     xe_err e2 = {{0}};
-    double out = cost;
     int rc = xe_instance_restage(in, s, &ri, &map, &st, &e2);
-    if (rc == XE_ENOMEM) {
-        xe_err_set(&rf->err, rc, "%s", e2.msg);
-        return rc;
-    }
-    if (rc) return cost; /* not restaged: the candidate as it is */
-    rc = xe_heur_improve(ri, &st, rf->seconds, &e2);
+    if (rc && rc != XE_ENOMEM) return cost; /* not restaged: the candidate as it is */
+    if (rc == XE_OK) rc = xe_heur_improve(ri, &st, rf->seconds, &e2);
     double c = rc == XE_OK ? xe_stages_cost(ri, &st) : INFINITY;
     if (rc == XE_OK && c < cost) {
         xe_schedule ev;
         xe_schedule_init(&ev);
-        xe_sim_result sr;
-        rc = xe_stages_to_schedule(ri, &st, &ev, &e2);
-        if (rc == XE_OK) {
-            xe_schedule_unrestage(&ev, map);
-            rc = xe_schedule_replay(in, &ev, c, &sr, &e2);
-            if (rc && rc != XE_ENOMEM) rc = XE_EINTERNAL;
-        }
-        if (rc) xe_err_set(&rf->err, rc, "a candidate restaged and improved fails on the graph%s: %s",
-                           rc == XE_EINTERNAL ? " (a bug)" : "", e2.msg);
+        rc = mapped_back(in, ri, map, &st, c, &ev, &e2);
         if (rc == XE_OK) {
             xe_schedule_clear(s);
             *s = ev;
-            out = c;
-        } else {
-            xe_schedule_clear(&ev);
+            cost = c;
         }
     }
-    if (rc == XE_ENOMEM && !rf->err.msg[0]) xe_err_set(&rf->err, rc, "%s", e2.msg);
+    if (rc) xe_err_set(&rf->err, rc, "a candidate restaged and improved: %s", e2.msg);
     xe_stages_clear(&st);
     free(map);
     xe_instance_free(ri);
-    return rc ? rc : out;
+    return rc ? rc : cost;
 }
 
 int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double improve_s,

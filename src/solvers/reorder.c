@@ -1,6 +1,7 @@
 /* Low-peak topological orders and the instance relabelled in one (docs/reorder.md). */
 #include "xengine/reorder.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,56 +131,81 @@ out:
     return rc;
 }
 
-int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **out, xe_err *err)
+int xe_instance_relabel(const xe_instance *in, const int *map, int N, xe_instance **out, xe_err *err)
 {
     *out = NULL;
     const xe_graph *g = in->g;
     int n = g->n, D = in->ndev;
-    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
-    if (!pos) return xe_err_set(err, XE_ENOMEM, "permute: out of memory");
-    for (int v = 0; v < n; v++) pos[v] = -1;
-    for (int k = 0; k < n; k++) {
-        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) {
-            free(pos);
-            return xe_err_set(err, XE_EINVAL, "permute: not a permutation of the %d nodes", n);
+    int *id = malloc(((size_t)n + 1) * sizeof *id); /* id[v]: v's new index */
+    if (!id) return xe_err_set(err, XE_ENOMEM, "relabel: out of memory");
+    for (int v = 0; v < n; v++) id[v] = -1;
+    for (int k = 0; k < N; k++) {
+        if (map[k] < -1 || map[k] >= n || (map[k] >= 0 && id[map[k]] >= 0)) {
+            free(id);
+            return xe_err_set(err, XE_EINVAL, "relabel: entry %d of the map names no node, or one named before", k);
         }
-        pos[order[k]] = k;
+        if (map[k] >= 0) id[map[k]] = k;
     }
     xe_graph *h = xe_graph_new(g->name);
-    int rc = h ? XE_OK : xe_err_set(err, XE_ENOMEM, "permute: out of memory");
-    for (int k = 0; rc == XE_OK && k < n; k++) {
-        const xe_node *x = &g->nodes[order[k]];
-        int id = xe_graph_add_node(h, x->name, x->op, x->backward, x->mem, x->param_mem, x->cost, err);
-        if (id < 0) rc = id;
+    int rc = h ? XE_OK : xe_err_set(err, XE_ENOMEM, "relabel: out of memory");
+    for (int k = 0; rc == XE_OK && k < N; k++) {
+        int idk;
+        if (map[k] >= 0) {
+            const xe_node *x = &g->nodes[map[k]];
+            idk = xe_graph_add_node(h, x->name, x->op, x->backward, x->mem, x->param_mem, x->cost, err);
+        } else {
+            char name[48];
+            snprintf(name, sizeof name, "restage.empty.%d", k);
+            idk = xe_graph_add_node(h, name, "empty", 0, 0, 0, 0.0, err);
+        }
+        if (idk < 0) rc = idk;
     }
-    for (int k = 0; rc == XE_OK && k < n; k++) {
-        int v = order[k];
-        for (int j = g->pred_off[v]; rc == XE_OK && j < g->pred_off[v + 1]; j++) {
-            if (pos[g->pred[j]] > k) {
-                rc = xe_err_set(err, XE_EINVAL, "permute: node %s before its input %s", g->nodes[v].name,
-                                g->nodes[g->pred[j]].name);
+    for (int k = 0; rc == XE_OK && k < N; k++) {
+        int v = map[k];
+        for (int j = v < 0 ? 0 : g->pred_off[v]; rc == XE_OK && v >= 0 && j < g->pred_off[v + 1]; j++) {
+            int u = g->pred[j];
+            if (id[u] < 0 || id[u] > k) {
+                rc = xe_err_set(err, XE_EINVAL, "relabel: node %s before its input %s", g->nodes[v].name,
+                                g->nodes[u].name);
                 break;
             }
-            rc = xe_graph_add_edge(h, pos[g->pred[j]], k, err);
+            rc = xe_graph_add_edge(h, id[u], k, err);
         }
     }
     if (rc == XE_OK) rc = xe_graph_finalize(h, err);
     xe_instance *p = NULL;
-    if (rc == XE_OK && !(p = xe_instance_new(h, D))) rc = xe_err_set(err, XE_ENOMEM, "permute: out of memory");
+    if (rc == XE_OK && !(p = xe_instance_new(h, D))) rc = xe_err_set(err, XE_ENOMEM, "relabel: out of memory");
     if (rc) {
         xe_graph_free(h);
-        free(pos);
+        free(id);
         return rc;
     }
     memcpy(p->dev, in->dev, sizeof p->dev);
-    for (int k = 0; k < n; k++) {
-        int v = order[k];
+    for (int k = 0; k < N; k++) {
+        int v = map[k];
+        if (v < 0) continue; /* an empty node: costs and copies 0 */
         memcpy(&p->cost[(size_t)k * D], &in->cost[(size_t)v * D], (size_t)D * sizeof *p->cost);
         memcpy(&p->copy[(size_t)k * D * D], &in->copy[(size_t)v * D * D], (size_t)D * D * sizeof *p->copy);
     }
-    free(pos);
+    free(id);
     *out = p;
     return XE_OK;
+}
+
+int xe_instance_permute(const xe_instance *in, const int *order, xe_instance **out, xe_err *err)
+{
+    *out = NULL;
+    int n = in->g->n;
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    if (!seen) return xe_err_set(err, XE_ENOMEM, "permute: out of memory");
+    int ok = 1;
+    for (int k = 0; k < n && ok; k++) {
+        ok = order[k] >= 0 && order[k] < n && !seen[order[k]];
+        if (ok) seen[order[k]] = 1;
+    }
+    free(seen);
+    if (!ok) return xe_err_set(err, XE_EINVAL, "permute: not a permutation of the %d nodes", n);
+    return xe_instance_relabel(in, order, n, out, err);
 }
 
 void xe_schedule_unpermute(xe_schedule *s, const int *order)

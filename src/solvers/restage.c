@@ -3,7 +3,6 @@
  * recomputes in an order a stage cannot hold, with an empty node that ends it. */
 #include "xengine/reorder.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,48 +62,6 @@ static int walk_compute(restage_walk *w, int k, int v, int d, xe_err *err)
     return XE_OK;
 }
 
-/* Builds the augmented instance: node k is in's map[k], or an empty node (no edges,
- * 0 bytes, cost 0 on every device, copies 0). */
-static int build_instance(const xe_instance *in, const int *map, const int *id, int N, xe_instance **out, xe_err *err)
-{
-    const xe_graph *g = in->g;
-    int D = in->ndev;
-    xe_graph *h = xe_graph_new(g->name);
-    int rc = h ? XE_OK : xe_err_set(err, XE_ENOMEM, "restage: out of memory");
-    for (int k = 0; rc == XE_OK && k < N; k++) {
-        int id_k;
-        if (map[k] >= 0) {
-            const xe_node *x = &g->nodes[map[k]];
-            id_k = xe_graph_add_node(h, x->name, x->op, x->backward, x->mem, x->param_mem, x->cost, err);
-        } else {
-            char name[48];
-            snprintf(name, sizeof name, "restage.empty.%d", k);
-            id_k = xe_graph_add_node(h, name, "empty", 0, 0, 0, 0.0, err);
-        }
-        if (id_k < 0) rc = id_k;
-    }
-    for (int k = 0; rc == XE_OK && k < N; k++) {
-        int v = map[k];
-        if (v < 0) continue;
-        for (int j = g->pred_off[v]; rc == XE_OK && j < g->pred_off[v + 1]; j++) rc = xe_graph_add_edge(h, id[g->pred[j]], k, err);
-    }
-    if (rc == XE_OK) rc = xe_graph_finalize(h, err);
-    xe_instance *p = NULL;
-    if (rc == XE_OK && !(p = xe_instance_new(h, D))) rc = xe_err_set(err, XE_ENOMEM, "restage: out of memory");
-    if (rc) {
-        xe_graph_free(h);
-        return rc;
-    }
-    memcpy(p->dev, in->dev, sizeof p->dev);
-    for (int k = 0; k < N; k++) {
-        if (map[k] < 0) continue; /* costs and copies stay 0 */
-        memcpy(&p->cost[(size_t)k * D], &in->cost[(size_t)map[k] * D], (size_t)D * sizeof *p->cost);
-        memcpy(&p->copy[(size_t)k * D * D], &in->copy[(size_t)map[k] * D * D], (size_t)D * D * sizeof *p->copy);
-    }
-    *out = p;
-    return XE_OK;
-}
-
 int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance **out, int **map_out,
                         xe_stages *st, xe_err *err)
 {
@@ -146,15 +103,15 @@ int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance
     }
     if (rc == XE_OK && firsts < n) rc = xe_err_set(err, XE_EINVAL, "restage: the schedule never computes %d of the %d nodes", n - firsts, n);
     int N = w.next;
-    if (rc == XE_OK) rc = build_instance(in, w.map, w.id, N, out, err);
+    if (rc == XE_OK) rc = xe_instance_relabel(in, w.map, N, out, err);
     if (rc == XE_OK) {
         /* pruned before the check: a checkpoint the list frees before any step of its
          * stage touches it would otherwise be held to the stage's end (and the MILP has
          * no S for what nothing reads) */
         xe_err e2 = {{0}};
         rc = xe_stages_from_schedule_ex(*out, &w.out, 1, st, &e2);
-        if (rc) xe_err_set(err, rc, "restage: %s", e2.msg);
         if (rc) {
+            xe_err_set(err, rc, "restage: %s", e2.msg);
             xe_instance_free(*out);
             *out = NULL;
         }

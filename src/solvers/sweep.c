@@ -173,7 +173,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
         double any = pr.events.len && !pr.reordered ? pr.bound : xe_bound_cheapest(in);
         if (rc == XE_OK) c->bound = fmin(any, c->cost);
         rc = rc ? rc : keep_events(o, o->seed_events, c->cost, err);
-    } else if (pr.events.len) { /* outside the stage structure, or in another order: no seed */
+    } else if (pr.events.len) { /* outside the stage structure, or in another order: an event seed */
         rc = judge_events(in, o, &pr.events, pr.objective, xe_plan_name(&pr), c, err);
         if (rc == XE_OK) c->bound = fmin(pr.bound, c->cost);
         rc = rc ? rc : keep_events(o, &pr.events, c->cost, err);

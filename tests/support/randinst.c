@@ -85,3 +85,38 @@ fail:
     xe_graph_free(g);
     return NULL;
 }
+
+xe_instance *xe_test_random_dag(uint64_t seed, int n, double p, double budget_frac)
+{
+    if (n < 1) return NULL;
+    rng r = {seed};
+    xe_graph *g = xe_graph_new("random");
+    if (!g) return NULL;
+    for (int v = 0; v < n; v++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", v);
+        if (xe_graph_add_node(g, name, NULL, 0, 1 + (int64_t)(rng_next(&r) % 1000), 0, 1.0, NULL) < 0) goto fail;
+    }
+    for (int i = 1; i < n; i++) {
+        int any = 0;
+        for (int j = 0; j < i; j++)
+            if ((double)(rng_next(&r) >> 11) * 0x1.0p-53 < p) {
+                if (xe_graph_add_edge(g, j, i, NULL) != XE_OK) goto fail;
+                any = 1;
+            }
+        if (!any && (rng_next(&r) & 1) && xe_graph_add_edge(g, (int)(rng_next(&r) % (uint64_t)i), i, NULL) != XE_OK)
+            goto fail;
+    }
+    if (xe_graph_finalize(g, NULL) != XE_OK) goto fail;
+    xe_instance *in = xe_instance_new(g, 1);
+    if (!in) goto fail;
+    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
+    in->dev[0].kind = XE_DEV_GPU;
+    int64_t lo = xe_instance_min_footprint(g), hi = xe_instance_norecompute_peak(g);
+    in->dev[0].budget = lo + (int64_t)(budget_frac * (double)(hi - lo));
+    for (int v = 0; v < n; v++) in->cost[v] = 1.0 + (double)(rng_next(&r) % 10);
+    return in;
+fail:
+    xe_graph_free(g);
+    return NULL;
+}

@@ -25,4 +25,12 @@
 
 xe_instance *xe_test_random_instance(uint64_t seed, int n, int ndev, int with_copy_cost);
 
+/* A random DAG of n nodes in index order, deterministic from seed (splitmix64 from
+ * seed itself): edges j -> i (j < i) with probability p, and, for a node that got none,
+ * with probability 1/2 one from a random earlier node; sizes 1-1000 B, costs 1-10 s;
+ * one device "gpu" whose budget is budget_frac of the way from the largest footprint
+ * to the index order's no-recomputation peak (1: the peak). NULL on n < 1 or out of
+ * memory. */
+xe_instance *xe_test_random_dag(uint64_t seed, int n, double p, double budget_frac);
+
 #endif

@@ -4,6 +4,7 @@
  * cheapest-device bound never exceeds the exact optimum over all event lists, the LP
  * relaxation never exceeds the exact stage-class optimum (both by brute force). */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +19,8 @@
 #include "support/randinst.h"
 #include "support/valid.h"
 #include "xengine/milp.h"
+#include "xengine/plan.h"
+#include "xengine/timer.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
 
@@ -407,13 +410,18 @@ static void test_maxflow_hand(void **state)
  * 13 s, which is the event-list optimum (a, b, free a, c, free b, a again, d). At 12 B a
  * can stay (4 bytes of slack): 8 s, again the optimum. b gives nothing (a is its input,
  * resident when b is computed). */
-static void test_bottleneck_hand(void **state)
+static xe_instance *hand_instance(int ndev)
 {
-    (void)state;
     int64_t mem[4] = {4, 4, 4, 1};
     double cost[4] = {5, 1, 1, 1};
     int edges[] = {0, 1, 1, 2, 2, 3, 0, 3, -1};
-    xe_instance *in = xe_test_array_instance(4, mem, cost, edges, 1);
+    return xe_test_array_instance(4, mem, cost, edges, ndev);
+}
+
+static void test_bottleneck_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = hand_instance(1);
     xe_err err;
     double opt;
     int node = -7;
@@ -431,7 +439,7 @@ static void test_bottleneck_hand(void **state)
     assert_true(isinf(xe_bound_bottleneck(in, 0, &node)));
     xe_instance_free(in);
     /* two devices: a copy can stand in for the recomputation, so no extra is claimed */
-    in = xe_test_array_instance(4, mem, cost, edges, 2);
+    in = hand_instance(2);
     in->dev[0].budget = 9;
     in->dev[1].budget = 9;
     assert_true(fabs(xe_bound_bottleneck(in, 0, &node) - xe_bound_cheapest(in)) < 1e-12);
@@ -473,6 +481,106 @@ static void test_bottleneck_vs_brute(void **state)
     assert_true(above > 0 && tight > 0);
 }
 
+/* The search bound on test_bottleneck_hand's graph: at 9 B the relaxed game must drop a
+ * (5 s) before c, so the bound is 13 s, the optimum, found exactly; at 12 B nothing is
+ * dropped (8 s); at 8 B d does not fit (INFINITY); with two devices it is not run (every
+ * node once). */
+static void test_search_bound_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = hand_instance(1);
+    xe_bound_search_stats st;
+    in->dev[0].budget = 9;
+    assert_true(fabs(xe_bound_search(in, 0, 0, NULL, &st) - 13.0) < 1e-9);
+    assert_int_equal(st.exact, 1);
+    assert_int_equal(st.stop, XE_BOUND_SEARCH_EXACT);
+    assert_true(st.expanded > 0 && st.states > 0);
+    in->dev[0].budget = 12;
+    assert_true(fabs(xe_bound_search(in, 0, 0, NULL, &st) - 8.0) < 1e-9);
+    assert_int_equal(st.exact, 1);
+    in->dev[0].budget = 8;
+    assert_true(isinf(xe_bound_search(in, 0, 0, NULL, &st)));
+    xe_instance_free(in);
+    in = hand_instance(2);
+    in->dev[0].budget = 9;
+    in->dev[1].budget = 9;
+    assert_true(fabs(xe_bound_search(in, 0, 0, NULL, &st) - xe_bound_cheapest(in)) < 1e-12);
+    assert_int_equal(st.stop, XE_BOUND_SEARCH_SKIPPED);
+    xe_instance_free(in);
+}
+
+/* The search bound against the optimum over all event lists (the brute force) on 2,000
+ * seeded random one-device instances of 3-8 nodes, as test_bottleneck_vs_brute: never
+ * above it, never below the bottleneck bound's every-node-once part; INFINITY exactly
+ * where the brute force finds no schedule; equal to it where it needs recomputation on
+ * most (counts printed). Stopped at once by its interrupt flag it still returns a bound
+ * (every node once at least, at most the optimum). */
+static void test_search_bound_vs_brute(void **state)
+{
+    (void)state;
+    int feasible = 0, recompute = 0, tight = 0, exact = 0;
+    volatile sig_atomic_t stop = 1;
+    for (uint64_t seed = 1; seed <= 2000 * XE_BOUNDS_TEST_SCALE; seed++) {
+        int n = 3 + (int)(seed % 6);
+        xe_instance *in = xe_test_random_instance(seed, n, 1, 0);
+        assert_non_null(in);
+        double opt;
+        xe_err err;
+        xe_bound_search_stats st;
+        int rb = xe_bf_event_solve(in, &opt, NULL, &err);
+        assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+        double b = xe_bound_search(in, 0, 0, NULL, &st), once = xe_bound_cheapest(in);
+        assert_int_equal(st.exact, isfinite(once)); /* a node that fits no budget: not searched */
+        if (rb == XE_EINFEASIBLE) {
+            assert_true(isinf(b));
+        } else {
+            if (b > opt + 1e-9)
+                print_error("seed %llu: bound %.17g above the optimum %.17g\n", (unsigned long long)seed, b, opt);
+            assert_true(b <= opt + 1e-9);
+            assert_true(b >= once - 1e-12);
+            feasible++;
+            recompute += opt > once + 1e-9;
+            tight += opt > once + 1e-9 && fabs(b - opt) < 1e-9;
+            double b0 = xe_bound_search(in, 0, 0, &stop, &st); /* stopped at its first check */
+            assert_true(b0 >= once - 1e-12 && b0 <= opt + 1e-9);
+            exact += st.exact;
+        }
+        xe_instance_free(in);
+    }
+    print_message("search bound: %d feasible instances, %d need recomputation, the bound equals the optimum on %d "
+                  "of them; stopped at once, %d still exact\n",
+                  feasible, recompute, tight, exact);
+    assert_true(recompute > 0 && tight * 2 > recompute);
+}
+
+/* On a random 40-node DAG at a tight budget, the search bound stopped by a tiny memory
+ * limit or an early deadline is still between every node once and the bound of a
+ * longer run, which is at most the planner's schedule cost. */
+static void test_search_bound_limits(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_dag(7, 40, 0.15, 0.3);
+    assert_non_null(in);
+    xe_bound_search_stats st;
+    double once = xe_bound_cheapest(in);
+    double full = xe_bound_search(in, xe_now() + 5.0, 0, NULL, &st);
+    double small = xe_bound_search(in, 0, 1 << 16, NULL, &st); /* 64 KiB of states */
+    assert_int_equal(st.stop, XE_BOUND_SEARCH_MEMORY);
+    assert_true(small >= once - 1e-12 && small <= full + 1e-9);
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.mode = XE_PLAN_HEURISTIC;
+    o.no_bound_search = 1;
+    xe_plan_result res;
+    xe_err err;
+    assert_int_equal(xe_plan(in, &o, &res, &err), XE_OK);
+    assert_true(full <= res.objective + 1e-9);
+    print_message("search bound, 40 nodes: every node once %.3f, 64 KiB %.3f, 5 s %.3f, heuristic %.3f\n", once, small,
+                  full, res.objective);
+    xe_plan_result_clear(&res);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +597,9 @@ int main(void)
         cmocka_unit_test(test_maxflow_hand),
         cmocka_unit_test(test_bottleneck_hand),
         cmocka_unit_test(test_bottleneck_vs_brute),
+        cmocka_unit_test(test_search_bound_hand),
+        cmocka_unit_test(test_search_bound_vs_brute),
+        cmocka_unit_test(test_search_bound_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,7 @@ static void test_auto_and_milp_prove_optimum(void **state)
             xe_plan_opts_default(&o);
             o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.no_chain_dp = 1; /* rows as asserted below; the DP: test_chain_dp_in_plan */
+            o.no_bound_search = 1; /* likewise; the search bound: test_search_bound_in_plan */
             o.mode = mode;
             o.time_limit = 60; /* a guard, not a target: each solve takes well under a second */
             o.rel_gap = 1e-9;
@@ -424,6 +425,7 @@ static void test_rows(void **state)
             xe_plan_opts o;
             xe_plan_opts_default(&o);
             o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
+            o.no_bound_search = 1; /* rows as asserted; the search bound: test_search_bound_in_plan */
             o.mode = mode;
             o.time_limit = 20;
             o.phase = on_phase;
@@ -572,6 +574,7 @@ static void test_lp_proof(void **state)
         xe_plan_opts o;
         xe_plan_opts_default(&o);
         o.no_reorder = 1;
+        o.no_bound_search = 1; /* the LP's proof, as asserted; the search bound: test_search_bound_in_plan */
         o.time_limit = 20;
         o.rel_gap = 0.5 * ((hc - lp) / hc + (hc - sb) / hc);
         xe_plan_result r;
@@ -706,6 +709,60 @@ static void test_chain_dp_in_plan(void **state)
     print_message("chain DP in the plan: cheaper than the portfolio on %d of %d chain cases\n", wins, cases);
 }
 
+/* The search bound in xe_plan (docs/lns.md, "Bounds" 6) on random one-device instances
+ * of 5-8 nodes where a schedule exists, auto mode: its row comes last, after its phase
+ * callback; its bound is at most the optimum over all event lists (the brute force) and
+ * the result's bound is at least the lesser of it and the objective; with
+ * no_bound_search there is no such row. On these sizes the search finishes: its bound is
+ * the relaxed game's optimum, equal to the brute force's on most (count printed). */
+static void test_search_bound_in_plan(void **state)
+{
+    (void)state;
+    int runs = 0, equal = 0;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        xe_instance *in = xe_test_random_instance(seed, 5 + (int)(seed % 4), 1, 0);
+        assert_non_null(in);
+        xe_err err;
+        double opt;
+        if (xe_bf_event_solve(in, &opt, NULL, &err) != XE_OK) {
+            xe_instance_free(in);
+            continue;
+        }
+        for (int off = 0; off <= 1; off++) {
+            seen s;
+            memset(&s, 0, sizeof s);
+            xe_plan_opts o;
+            xe_plan_opts_default(&o);
+            o.time_limit = 20;
+            o.no_bound_search = off;
+            o.phase = on_phase; /* recorded only: phases such as reorder have no callback */
+            o.ctx = &s;
+            xe_plan_result r;
+            assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            int found = -1;
+            for (int k = 0; k < r.nrows; k++)
+                if (!strcmp(r.rows[k].method, "search-bound")) found = k;
+            if (off) {
+                assert_int_equal(found, -1);
+            } else {
+                assert_int_equal(found, r.nrows - 1);
+                assert_string_equal(s.phase[s.nphase - 1], "search-bound");
+                double b = r.rows[found].bound;
+                assert_true(b <= opt * (1 + 1e-9) + 1e-12);
+                assert_true(r.bound >= fmin(b, r.objective) * (1 - 1e-12));
+                assert_true(r.bound <= r.objective * (1 + 1e-12));
+                equal += fabs(b - opt) <= 1e-9 * fmax(1.0, opt);
+                runs++;
+            }
+            xe_plan_result_clear(&r);
+        }
+        xe_instance_free(in);
+    }
+    print_message("search bound in the plan: %d one-device instances, equal to the optimum over all event lists on "
+                  "%d\n", runs, equal);
+    assert_true(runs >= 8 && equal * 2 > runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -720,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_knapsack_milp_mode),
         cmocka_unit_test(test_chain_dp_in_plan),
+        cmocka_unit_test(test_search_bound_in_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,7 +76,10 @@ typedef struct xe_plan_row {
                             claimed (not trusted)", "solver failed", "interrupted", "not
                             started (under 0.5 s left for it)"; bound and gap NAN when
                             no LP was solved);
-                            "lns"; "milp" */
+                            "lns"; "milp"; "search-bound" (the search bound, last:
+                            no schedule, its bound holds for every schedule; status
+                            "optimum of the relaxed game", "stopped with the planner",
+                            "stopped at its memory limit", with its state counts) */
     const char *status;  /* heuristic: "valid" or "no schedule found"; lns: its stop reason
                             ("optimal", "bound reached", "time limit"); descent: "fits
                             the budgets", "still N B over at its worst stage" (the
@@ -147,6 +150,14 @@ typedef struct xe_plan_opts {
                             one, every later phase plans in that order; the result is then
                             an event list in the original node ids (events, reordered = 1)
                             (0) */
+    int no_bound_search; /* 1: never run the search bound (xe_bound_search, docs/lns.md
+                            "Bounds"), which otherwise runs on one device, on a second
+                            thread, from the start of the call until its phases end (or
+                            its memory limit), its bound raising the result's wherever
+                            higher (row "search-bound"); not in feasibility nor
+                            heuristic mode (whose output stays deterministic) (0) */
+    size_t bound_search_bytes; /* its memory limit in bytes, 0: a quarter of the physical
+                            memory, at most 4 GiB (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used
@@ -156,7 +167,9 @@ typedef struct xe_plan_opts {
     void (*phase)(void *ctx, const char *method); /* optional: called just before the
                             pebbling ("pebbling"), restaging ("restaged"),
                             descent ("descent"), LP bound
-                            ("lp-bound"), LNS ("lns") and MILP ("milp") phases start */
+                            ("lp-bound"), LNS ("lns") and MILP ("milp") phases start,
+                            and ("search-bound") when the search bound's thread is
+                            stopped, before its row */
     void (*row)(void *ctx, const xe_plan_row *r); /* optional: called when each phase ends:
                             heuristic (also when it found nothing), descent, lp-bound, lns,
                             milp; not
@@ -193,6 +206,7 @@ typedef struct xe_plan_result {
     char reorder_status[96]; /* the reorder row's status */
     char orders_status[96];  /* the orders row's status (further low-peak orders) */
     char restage_status[112]; /* the restaged row's status */
+    char bound_search_status[96]; /* the search-bound row's status */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits

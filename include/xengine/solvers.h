@@ -258,6 +258,34 @@ double xe_bound_eviction(const xe_instance *in);
 #define XE_BOTTLENECK_MAX_NODES 2000
 double xe_bound_bottleneck(const xe_instance *in, double deadline, int *node);
 
+/* Search lower bound, seconds, valid for every event list of PROBLEM.md on one device
+ * (src/solvers/bound_search.c, docs/lns.md "Bounds"): every node's cost once plus the
+ * cheapest recomputation cost of a relaxed pebble game, found by Dijkstra's algorithm
+ * over states (nodes computed so far, nodes freed while still needed); a compute first
+ * or again is possible only with its inputs resident and within the budget, a needed
+ * tensor freed costs its compute. The cost of the last state expanded is a bound at any
+ * moment, so the search stops at `deadline` (xe_now() seconds; 0: none), when *intr
+ * (may be NULL) becomes nonzero, or at max_bytes of states (0: 256 MiB) and still
+ * returns a bound; reaching every node it returns the relaxed game's optimum
+ * (st->exact = 1), which is the one-device optimum wherever the relaxation is tight
+ * (random_layered_n100 at 78% of its peak: 47.904 s, the planner's schedule). INFINITY
+ * when no path exists (no schedule fits, exact) or some node does not fit the budget.
+ * Returns xe_bound_cheapest(in) alone with several devices, on graphs of more than
+ * XE_BOUND_SEARCH_MAX_NODES nodes, and when out of memory at the start. st (may be
+ * NULL) gets the figures of the run. */
+#define XE_BOUND_SEARCH_MAX_NODES 4096
+enum { XE_BOUND_SEARCH_EXACT, XE_BOUND_SEARCH_STOPPED, XE_BOUND_SEARCH_MEMORY, XE_BOUND_SEARCH_SKIPPED };
+typedef struct xe_bound_search_stats {
+    double bound;   /* seconds, as returned */
+    int exact;      /* 1: the relaxed game's optimum (or INFINITY: no schedule) */
+    int stop;       /* XE_BOUND_SEARCH_*: why it ended */
+    long expanded;  /* states expanded */
+    size_t states;  /* states stored */
+    double seconds; /* wall time of the call */
+} xe_bound_search_stats;
+double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
+                       const volatile sig_atomic_t *intr, xe_bound_search_stats *st);
+
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite
  * eviction bound would claim no stage schedule exists; the planners report that

@@ -43,6 +43,8 @@ static void help(FILE *f)
             "  --threads N      CBC threads (default 1)\n"
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
             "  --no-reorder     plan in the graph's own node order only (see --method)\n"
+            "  --no-bound-search  on one device, do not run the search bound on a second\n"
+            "                   thread (docs/lns.md, Bounds: row search-bound)\n"
             "  --knapsack-rows  add the knapsack rows to the whole-model MILP (docs/\n"
             "                   formulation.md, constraint 9): same optimum, stronger CBC\n"
             "                   bounds, sometimes a slower CBC (default: on in auto when\n"
@@ -452,6 +454,8 @@ int xe_cli_solve(int argc, char **argv)
             return XE_EXIT_OK;
         } else if (!strcmp(a, "--no-reorder")) {
             po.no_reorder = 1;
+        } else if (!strcmp(a, "--no-bound-search")) {
+            po.no_bound_search = 1;
         } else if (!strcmp(a, "--no-start")) {
             no_start = 1;
         } else if (!strcmp(a, "--knapsack-rows")) {

@@ -63,6 +63,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * thousands of nodes its variants, pins and improvement take seconds) */
     const char *which = "greedy";
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
+    xe_plan_bound bsearch; /* the search bound on a second thread (plan_bound.c) */
+    xe_plan_bound_start(&bsearch, in, o, t_start);
     double t_h0 = xe_now() - t_start;
     xe_heur_times ht;
     int hrc = xe_heur_best_intr(in, &heur, &which, 1, 0.0, h_deadline, o->interrupt, &ht, &e2);
@@ -505,6 +507,14 @@ out:
         xe_plan_set_reordered(res, o, aside.cost, fmin(fmin(lb, lb_index), aside.bound));
     }
     xe_schedule_clear(&aside.events);
+    /* the search bound holds for every schedule, so for the class each branch above
+     * bounds: it raises the result's bound wherever higher */
+    double sb = xe_plan_bound_finish(&bsearch, o, res);
+    if (rc == XE_OK && sb > res->bound) {
+        res->bound = fmin(sb, res->objective);
+        res->gap = xe_plan_rel_gap(res->objective, res->bound);
+        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+    }
     res->time_total = xe_now() - t_start;
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);

@@ -12,11 +12,14 @@
 #ifndef XENGINE_SOLVERS_PLAN_INT_H
 #define XENGINE_SOLVERS_PLAN_INT_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "xengine/milp.h"
 #include "xengine/plan.h"
+#include "xengine/solvers.h"
 
 /* Above this many binary MILP columns auto gives LNS all the time (docs/lns.md). */
 #define XE_PLAN_MILP_MAX_BINARIES 40000
@@ -116,6 +119,31 @@ void xe_plan_take_milp(xe_plan_result *res, xe_milp_result *m, const char *name,
 const char *xe_plan_lp_words(char *buf, size_t cap, double lp, int why);
 int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, double limit, double *lp, int *why,
                      xe_err *err);
+
+/* plan_bound.c: the search bound (xe_bound_search) on a second thread, started when the
+ * call starts and stopped when its phases end (one device; not in feasibility or
+ * heuristic mode nor with o->no_bound_search), so that it costs the planner no time of
+ * its own. */
+#define XE_PLAN_BOUND_SEARCH_BYTES ((size_t)4 << 30) /* its states at most: the default is a quarter
+                                                        of the physical memory, at most this */
+typedef struct xe_plan_bound {
+    const xe_instance *in;
+    pthread_t thread;
+    int running;
+    volatile sig_atomic_t stop; /* set by xe_plan_bound_finish */
+    double deadline;            /* the call's time limit (xe_now() seconds; 0: none) */
+    size_t bytes;
+    double bound;               /* seconds, once joined */
+    xe_bound_search_stats st;
+} xe_plan_bound;
+/* Starts the thread where it applies (b->running = 1); b must stay in place until
+ * xe_plan_bound_finish. Not started (no row, no bound) when it does not apply or
+ * pthread_create fails. */
+void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start);
+/* Stops and joins the thread, emits row "search-bound" (status in
+ * res->bound_search_status) and returns its bound in seconds (a bound on every
+ * schedule); -INFINITY when it did not run or found no finite bound. */
+double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res);
 
 /* plan_search.c */
 int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,

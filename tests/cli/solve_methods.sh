@@ -28,6 +28,14 @@ if grep -qE '^result: 0\.009770 s \([a-z-]+\), lower bound 0\.009770 s, gap 0\.0
 else
     bad "auto: no result line in: $(cat "$tmp/out")"
 fi
+# one device: the search bound runs beside the phases (row search-bound, docs/lns.md
+# "Bounds" 6), not with --no-bound-search; the result is optimal either way
+"$xe" solve "$g" --devices gpu --budget 3000 --time-limit 20 -o "$tmp/sb.json" >"$tmp/out" 2>"$tmp/err"
+has "one device: search-bound row" "search-bound " "$tmp/out"
+has "one device: optimal" "optimal within --gap" "$tmp/out"
+"$xe" solve "$g" --devices gpu --budget 3000 --time-limit 20 --no-bound-search -o "$tmp/sb.json" >"$tmp/out" 2>"$tmp/err"
+if grep -q "^search-bound" "$tmp/out"; then bad "--no-bound-search: row still there"; else ok "--no-bound-search: no row"; fi
+has "--no-bound-search: optimal" "optimal within --gap" "$tmp/out"
 "$xe" solve "$g" --devices gpu+cpu --budget 3000 --method heuristic -o "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
 # the cheap stage bound, worked out by hand for this instance (docs/lns.md "Bounds" 1):
 # every node once on its cheapest device, 0.009750 s

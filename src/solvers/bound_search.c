@@ -1,0 +1,507 @@
+/* The search bound (include/xengine/solvers.h, xe_bound_search; docs/lns.md, "Bounds"):
+ * a lower bound for every event list on one device, from a cheapest-path search over
+ * the states of a relaxed pebble game with recomputation costs.
+ *
+ * A state is (D, P): D the nodes computed at least once (a downset: every input of a
+ * node in D is in D), P the pending nodes, computed before but freed while still
+ * needed, so to be computed again. A node u of D is needed when it is pending, when a
+ * user of u is outside D (rem[u] > 0), or when u is an input of a pending node
+ * (pin[u] > 0: its recomputation reads u). The resident bytes of a state are those of
+ * the needed nodes that are not pending. Moves:
+ *
+ *   compute v   v outside D, every input of v resident, resident + mem(v) <= budget;
+ *               cost 0 (every node's first compute is in the base cost).
+ *   drop u      u needed and resident: u becomes pending, cost c(u) (it must be
+ *               computed again). Its inputs that were freed (in D, not needed) become
+ *               needed, so resident again, at no cost: a further drop makes any of them
+ *               pending, at its own cost.
+ *   restore u   u pending, its inputs resident, resident + mem(u) <= budget: u resident
+ *               again; cost 0 (its drop paid for it).
+ *
+ * The bound is the sum of every node's cost plus the cost of the cheapest path from
+ * (empty, empty) to D = every node, found by Dijkstra's algorithm (ties: more nodes in D
+ * first). Every state popped has the least cost of all states not yet popped, so the
+ * cost of the last state popped is a bound on that path at any moment: stopped at its
+ * deadline or memory limit the search still returns a bound; reaching the goal, it
+ * returns the relaxed game's optimum.
+ *
+ * Why a bound. Take any valid event list and follow it with D = the nodes computed so
+ * far and P = the needed nodes that are not resident. Every first compute is a compute
+ * move (its inputs are needed, so resident; its footprint is at most the list's). When
+ * the list frees a needed node, that is a drop: the list computes it again before
+ * anything reads it, which costs at least c(u). When a drop makes an input q of u needed
+ * that the relaxed game had freed, the list either still holds q (the game's state
+ * counts it, as the list does from then on) or not (the game drops q right away, paying
+ * c(q), which the list pays when it recomputes q for u). Every recomputation of a
+ * pending node is a restore move, with at most the list's bytes resident. A
+ * recomputation of a node that is not pending (needed by nothing) is not a move. So the
+ * relaxed resident bytes never exceed the list's at a compute, and the list maps to a
+ * path of the game costing at most its recomputations: the bound holds for the list.
+ *
+ * Forced computes: a ready v that fits and does not raise the resident bytes (its
+ * output, when something reads it, is no larger than the inputs it is the last reader
+ * of) is computed at once, without branching. Moving such a compute earlier in a path
+ * changes the resident bytes of every state in between by that non-positive amount and
+ * leaves the rest of the path valid, at no more cost, so the cheapest path is kept.
+ *
+ * test_bounds checks the bound against the brute-force optimum over all event lists
+ * (tests/brute/event_bf.c) on random tiny instances, and equality where it is exact. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xengine/solvers.h"
+#include "xengine/timer.h"
+
+/* One heap entry: a stored state and the cost it was pushed with (lazy deletion: an
+ * entry whose cost is above the state's stored cost is stale). */
+typedef struct bs_item {
+    double g;
+    int depth;   /* nodes in D: ties go to the deeper state */
+    uint32_t id;
+} bs_item;
+
+/* A decoded state with the counts its moves need. */
+typedef struct bs_work {
+    char *inD, *inP;
+    int *rem;    /* [n] users outside D */
+    int *pin;    /* [n] pending users */
+    int64_t cur; /* resident bytes */
+    int depth;   /* |D| */
+} bs_work;
+
+typedef struct bs_ctx {
+    const xe_graph *g;
+    int n, W;
+    int64_t budget;
+    const double *c;
+    size_t max_bytes, bytes;
+    /* stored states: keys [cap][2W] (D words, then P words), best cost [cap] */
+    uint64_t *keys;
+    double *gbest;
+    uint32_t nstates, cap;
+    /* hash slots, hcap a power of two: 0 empty, else the state's id + 1 in the low 32
+     * bits and the high 32 bits of its hash above (compared before its key is read) */
+    uint64_t *slot;
+    size_t hcap;
+    /* binary heap */
+    bs_item *heap;
+    size_t hn, heapcap;
+    uint64_t *key; /* [2W] scratch */
+    int *reads;    /* [n] scratch: bs_blocked's counts */
+    int full;    /* memory limit reached: nothing more can be stored */
+} bs_ctx;
+
+static uint64_t bs_hash(const uint64_t *k, int words)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < words; i++) {
+        h ^= k[i];
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* Room for `extra` more bytes under the limit. */
+static int bs_room(bs_ctx *x, size_t extra)
+{
+    return x->bytes + extra <= x->max_bytes;
+}
+
+static int bs_grow_hash(bs_ctx *x)
+{
+    size_t ncap = x->hcap * 2, extra = ncap * sizeof(uint64_t);
+    if (!bs_room(x, extra)) return -1;
+    uint64_t *ns = calloc(ncap, sizeof *ns);
+    if (!ns) return -1;
+    int words = 2 * x->W;
+    for (size_t i = 0; i < x->hcap; i++) {
+        uint64_t e = x->slot[i];
+        if (!e) continue;
+        uint32_t id = (uint32_t)e;
+        size_t j = bs_hash(x->keys + (size_t)(id - 1) * (size_t)words, words) & (ncap - 1);
+        while (ns[j]) j = (j + 1) & (ncap - 1);
+        ns[j] = e;
+    }
+    x->bytes += extra - x->hcap * sizeof(uint64_t);
+    free(x->slot);
+    x->slot = ns;
+    x->hcap = ncap;
+    return 0;
+}
+
+static int bs_grow_states(bs_ctx *x)
+{
+    uint32_t ncap = x->cap * 2;
+    if (ncap < x->cap || ncap > UINT32_MAX / 2) return -1;
+    size_t per = (size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double);
+    if (!bs_room(x, (size_t)x->cap * per)) return -1;
+    uint64_t *nk = realloc(x->keys, (size_t)ncap * (size_t)(2 * x->W) * sizeof *nk);
+    if (!nk) return -1;
+    x->keys = nk;
+    double *ng = realloc(x->gbest, (size_t)ncap * sizeof *ng);
+    if (!ng) return -1;
+    x->gbest = ng;
+    x->bytes += (size_t)x->cap * per;
+    x->cap = ncap;
+    return 0;
+}
+
+static int bs_push(bs_ctx *x, bs_item it)
+{
+    if (x->hn == x->heapcap) {
+        size_t extra = x->heapcap * sizeof(bs_item);
+        if (!bs_room(x, extra)) return -1;
+        bs_item *nh = realloc(x->heap, 2 * x->heapcap * sizeof *nh);
+        if (!nh) return -1;
+        x->heap = nh;
+        x->heapcap *= 2;
+        x->bytes += extra;
+    }
+    size_t i = x->hn++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        const bs_item *q = &x->heap[p];
+        if (q->g < it.g || (q->g == it.g && q->depth >= it.depth)) break;
+        x->heap[i] = *q;
+        i = p;
+    }
+    x->heap[i] = it;
+    return 0;
+}
+
+static bs_item bs_pop(bs_ctx *x)
+{
+    bs_item top = x->heap[0], last = x->heap[--x->hn];
+    size_t i = 0;
+    for (;;) {
+        size_t a = 2 * i + 1, b = a + 1, m = i;
+        const bs_item *best = &last;
+        if (a < x->hn && (x->heap[a].g < best->g || (x->heap[a].g == best->g && x->heap[a].depth > best->depth))) {
+            m = a;
+            best = &x->heap[a];
+        }
+        if (b < x->hn && (x->heap[b].g < best->g || (x->heap[b].g == best->g && x->heap[b].depth > best->depth)))
+            m = b;
+        if (m == i) break;
+        x->heap[i] = x->heap[m];
+        i = m;
+    }
+    x->heap[i] = last;
+    return top;
+}
+
+/* Encodes w into x->key. */
+static void bs_encode(bs_ctx *x, const bs_work *w)
+{
+    memset(x->key, 0, sizeof *x->key * (size_t)(2 * x->W));
+    for (int v = 0; v < x->n; v++) {
+        if (w->inD[v]) x->key[v >> 6] |= 1ULL << (v & 63);
+        if (w->inP[v]) x->key[x->W + (v >> 6)] |= 1ULL << (v & 63);
+    }
+}
+
+/* u in D, not pending: is it resident (needed)? */
+static int bs_needed(const bs_work *w, int u)
+{
+    return w->rem[u] > 0 || w->pin[u] > 0;
+}
+
+/* Stores w reached at cost g, pushing it when new or cheaper than before. 0 on success
+ * (also when not better), -1 when the memory limit stops it. */
+static int bs_add(bs_ctx *x, const bs_work *w, double g)
+{
+    int words = 2 * x->W;
+    bs_encode(x, w);
+    uint64_t hv = bs_hash(x->key, words), tag = hv & 0xffffffff00000000ULL;
+    size_t j = hv & (x->hcap - 1);
+    for (uint64_t e; (e = x->slot[j]) != 0; j = (j + 1) & (x->hcap - 1)) {
+        uint32_t id = (uint32_t)e;
+        if ((e & 0xffffffff00000000ULL) != tag) continue;
+        if (!memcmp(x->keys + (size_t)(id - 1) * (size_t)words, x->key, sizeof *x->key * (size_t)words)) {
+            if (g >= x->gbest[id - 1]) return 0;
+            x->gbest[id - 1] = g;
+            return bs_push(x, (bs_item){g, w->depth, id - 1});
+        }
+    }
+    if (x->nstates == x->cap && bs_grow_states(x)) return -1;
+    uint32_t id = x->nstates++;
+    memcpy(x->keys + (size_t)id * (size_t)words, x->key, sizeof *x->key * (size_t)words);
+    x->gbest[id] = g;
+    x->slot[j] = tag | (uint64_t)(id + 1);
+    if (bs_push(x, (bs_item){g, w->depth, id})) return -1;
+    if ((size_t)x->nstates * 2 > x->hcap && bs_grow_hash(x)) return -1;
+    return 0;
+}
+
+/* Decodes stored state id into w, with its counts. */
+static void bs_decode(const bs_ctx *x, uint32_t id, bs_work *w)
+{
+    const xe_graph *g = x->g;
+    const uint64_t *k = x->keys + (size_t)id * (size_t)(2 * x->W);
+    w->depth = 0;
+    for (int v = 0; v < x->n; v++) {
+        w->inD[v] = (char)((k[v >> 6] >> (v & 63)) & 1);
+        w->inP[v] = (char)((k[x->W + (v >> 6)] >> (v & 63)) & 1);
+        w->depth += w->inD[v];
+        w->rem[v] = w->pin[v] = 0;
+    }
+    for (int v = 0; v < x->n; v++)
+        for (int e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+            int u = g->pred[e];
+            if (!w->inD[v]) w->rem[u]++;
+            if (w->inP[v]) w->pin[u]++;
+        }
+    w->cur = 0;
+    for (int u = 0; u < x->n; u++)
+        if (w->inD[u] && !w->inP[u] && (w->rem[u] > 0 || w->pin[u] > 0)) w->cur += g->nodes[u].mem;
+}
+
+static void bs_copy(const bs_ctx *x, bs_work *dst, const bs_work *src)
+{
+    memcpy(dst->inD, src->inD, (size_t)x->n);
+    memcpy(dst->inP, src->inP, (size_t)x->n);
+    memcpy(dst->rem, src->rem, sizeof *dst->rem * (size_t)x->n);
+    memcpy(dst->pin, src->pin, sizeof *dst->pin * (size_t)x->n);
+    dst->cur = src->cur;
+    dst->depth = src->depth;
+}
+
+/* Can v be computed first: outside D, every input resident, and it fits. */
+static int bs_ready(const bs_ctx *x, const bs_work *w, int v)
+{
+    const xe_graph *g = x->g;
+    if (w->inD[v] || w->cur + g->nodes[v].mem > x->budget) return 0;
+    for (int e = g->pred_off[v]; e < g->pred_off[v + 1]; e++)
+        if (!w->inD[g->pred[e]] || w->inP[g->pred[e]]) return 0;
+    return 1;
+}
+
+/* Resident bytes v's compute adds (bs_ready(v) holds). */
+static int64_t bs_delta(const bs_ctx *x, const bs_work *w, int v)
+{
+    const xe_graph *g = x->g;
+    int64_t d = g->succ_off[v + 1] > g->succ_off[v] ? g->nodes[v].mem : 0;
+    for (int e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+        int u = g->pred[e];
+        if (w->rem[u] == 1 && w->pin[u] == 0) d -= g->nodes[u].mem;
+    }
+    return d;
+}
+
+static void bs_compute(const bs_ctx *x, bs_work *w, int v)
+{
+    const xe_graph *g = x->g;
+    w->cur += bs_delta(x, w, v);
+    w->inD[v] = 1;
+    w->depth++;
+    for (int e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) w->rem[g->pred[e]]--;
+}
+
+/* Drops u (needed, resident); returns its cost. Its inputs that were freed (in D, not
+ * needed) become needed, so resident, at no cost (file comment, "Why a bound"). */
+static double bs_drop(const bs_ctx *x, bs_work *w, int u)
+{
+    const xe_graph *g = x->g;
+    w->inP[u] = 1;
+    w->cur -= g->nodes[u].mem;
+    for (int e = g->pred_off[u]; e < g->pred_off[u + 1]; e++) {
+        int q = g->pred[e];
+        if (!w->inP[q] && !bs_needed(w, q)) w->cur += g->nodes[q].mem;
+        w->pin[q]++;
+    }
+    return x->c[u];
+}
+
+/* Can pending u be restored: its inputs resident and it fits. */
+static int bs_restorable(const bs_ctx *x, const bs_work *w, int u)
+{
+    const xe_graph *g = x->g;
+    if (!w->inP[u] || w->cur + g->nodes[u].mem > x->budget) return 0;
+    for (int e = g->pred_off[u]; e < g->pred_off[u + 1]; e++)
+        if (w->inP[g->pred[e]]) return 0;
+    return 1;
+}
+
+static void bs_restore(const bs_ctx *x, bs_work *w, int u)
+{
+    const xe_graph *g = x->g;
+    w->inP[u] = 0;
+    if (bs_needed(w, u)) w->cur += g->nodes[u].mem;
+    for (int e = g->pred_off[u]; e < g->pred_off[u + 1]; e++) {
+        int q = g->pred[e];
+        w->pin[q]--;
+        if (!w->inP[q] && !bs_needed(w, q)) w->cur -= g->nodes[q].mem;
+    }
+}
+
+/* The forced computes (file comment): every node nothing reads, once it can be
+ * computed, until none is left. */
+static void bs_forced(const bs_ctx *x, bs_work *w)
+{
+    const xe_graph *g = x->g;
+    for (int any = 1; any;) {
+        any = 0;
+        for (int v = 0; v < x->n; v++)
+            if (g->succ_off[v + 1] == g->succ_off[v] && bs_ready(x, w, v)) {
+                bs_compute(x, w, v);
+                any = 1;
+            }
+    }
+}
+
+/* The moves blocked by the budget alone: computes and restores whose inputs are all
+ * resident but that do not fit. Returns how many; reads[u] (zeroed here) = how many of
+ * them read u. A drop of u is branched on only when some blocked move does not read u
+ * (file comment, "Drops"). */
+static int bs_blocked(const bs_ctx *x, const bs_work *w, int *reads)
+{
+    const xe_graph *g = x->g;
+    int nb = 0;
+    for (int v = 0; v < x->n; v++) reads[v] = 0;
+    for (int v = 0; v < x->n; v++) {
+        if (w->inD[v] ? !w->inP[v] : 0) continue;
+        if (w->cur + g->nodes[v].mem <= x->budget) continue;
+        int ok = 1;
+        for (int e = g->pred_off[v]; e < g->pred_off[v + 1] && ok; e++)
+            ok = w->inD[g->pred[e]] && !w->inP[g->pred[e]];
+        if (!ok) continue;
+        nb++;
+        for (int e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) reads[g->pred[e]]++;
+    }
+    return nb;
+}
+
+static int bs_work_alloc(bs_work *w, int n)
+{
+    w->inD = calloc((size_t)n, 1);
+    w->inP = calloc((size_t)n, 1);
+    w->rem = calloc((size_t)n, sizeof *w->rem);
+    w->pin = calloc((size_t)n, sizeof *w->pin);
+    return w->inD && w->inP && w->rem && w->pin ? 0 : -1;
+}
+
+static void bs_work_free(bs_work *w)
+{
+    free(w->inD);
+    free(w->inP);
+    free(w->rem);
+    free(w->pin);
+}
+
+/* The search from x's empty state; *extra = the bound on the recomputation cost. Returns
+ * 1 when the goal was reached (exact), 0 when stopped (deadline, interrupt, memory), -1
+ * when no path exists (no schedule fits). */
+static int bs_run(bs_ctx *x, double deadline, const volatile sig_atomic_t *intr, double *extra,
+                  long *expanded)
+{
+    bs_work base = {0}, next = {0};
+    int res = 0;
+    *extra = 0.0;
+    if (bs_work_alloc(&base, x->n) || bs_work_alloc(&next, x->n)) goto out;
+    for (int v = 0; v < x->n; v++) base.rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
+    bs_forced(x, &base);
+    if (bs_add(x, &base, 0.0)) goto out;
+    res = -1;
+    while (x->hn > 0) {
+        bs_item it = bs_pop(x);
+        if (it.g > x->gbest[it.id]) continue; /* stale */
+        *extra = it.g; /* every open state's cost is at least this: a bound */
+        if ((*expanded)++ % 256 == 0 && ((deadline > 0 && xe_now() >= deadline) || (intr && *intr))) {
+            res = 0;
+            break;
+        }
+        bs_decode(x, it.id, &base);
+        if (base.depth == x->n) {
+            res = 1;
+            break;
+        }
+        int stop = 0, nb = bs_blocked(x, &base, x->reads);
+        for (int v = 0; v < x->n && !stop; v++) {
+            if (bs_ready(x, &base, v)) {
+                bs_copy(x, &next, &base);
+                bs_compute(x, &next, v);
+                bs_forced(x, &next);
+                stop = bs_add(x, &next, it.g);
+            }
+            if (!stop && x->reads[v] < nb && base.inD[v] && !base.inP[v] && bs_needed(&base, v)) {
+                bs_copy(x, &next, &base);
+                double c = bs_drop(x, &next, v);
+                bs_forced(x, &next);
+                stop = bs_add(x, &next, it.g + c);
+            }
+            if (!stop && bs_restorable(x, &base, v)) {
+                bs_copy(x, &next, &base);
+                bs_restore(x, &next, v);
+                bs_forced(x, &next);
+                stop = bs_add(x, &next, it.g);
+            }
+        }
+        if (stop) { /* memory limit: the popped cost is still a bound */
+            x->full = 1;
+            res = 0;
+            break;
+        }
+    }
+out:
+    bs_work_free(&base);
+    bs_work_free(&next);
+    return res;
+}
+
+double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
+                       const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
+{
+    double once = xe_bound_cheapest(in);
+    xe_bound_search_stats dummy;
+    if (!st) st = &dummy;
+    *st = (xe_bound_search_stats){.bound = once, .exact = 0, .expanded = 0, .states = 0,
+                                  .stop = XE_BOUND_SEARCH_SKIPPED};
+    double t0 = xe_now();
+    int n = in->g->n;
+    if (in->ndev != 1 || !isfinite(once) || n < 1 || n > XE_BOUND_SEARCH_MAX_NODES) return once;
+    if (max_bytes == 0) max_bytes = (size_t)256 << 20;
+    bs_ctx x = {.g = in->g, .n = n, .W = (n + 63) / 64, .budget = in->dev[0].budget, .max_bytes = max_bytes};
+    double *c = malloc(sizeof *c * (size_t)n);
+    x.cap = 1024;
+    x.hcap = 4096;
+    x.heapcap = 1024;
+    x.keys = malloc((size_t)x.cap * (size_t)(2 * x.W) * sizeof *x.keys);
+    x.gbest = malloc((size_t)x.cap * sizeof *x.gbest);
+    x.slot = calloc(x.hcap, sizeof *x.slot);
+    x.heap = malloc(x.heapcap * sizeof *x.heap);
+    x.key = malloc(sizeof *x.key * (size_t)(2 * x.W));
+    x.reads = malloc(sizeof *x.reads * (size_t)n);
+
+    x.bytes = (size_t)x.cap * ((size_t)(2 * x.W) * sizeof(uint64_t) + sizeof(double)) +
+              x.hcap * sizeof(uint64_t) + x.heapcap * sizeof(bs_item);
+    double bound = once;
+    st->stop = XE_BOUND_SEARCH_MEMORY;
+    if (c && x.keys && x.gbest && x.slot && x.heap && x.key && x.reads) {
+        for (int v = 0; v < n; v++) c[v] = xe_cost(in, v, 0);
+        x.c = c;
+        double extra = 0.0;
+        int r = bs_run(&x, deadline, intr, &extra, &st->expanded);
+        st->states = x.nstates;
+        if (r < 0) {
+            bound = INFINITY; /* the relaxation has no path: no schedule fits */
+            st->exact = 1;
+            st->stop = XE_BOUND_SEARCH_EXACT;
+        } else {
+            bound = once + extra;
+            st->exact = r == 1;
+            st->stop = r == 1 ? XE_BOUND_SEARCH_EXACT : x.full ? XE_BOUND_SEARCH_MEMORY : XE_BOUND_SEARCH_STOPPED;
+        }
+    } /* out of memory at the start: every node once, still a bound */
+    free(c);
+    free(x.keys);
+    free(x.gbest);
+    free(x.slot);
+    free(x.heap);
+    free(x.key);
+    free(x.reads);
+    st->bound = bound;
+    st->seconds = xe_now() - t0;
+    return bound;
+}

@@ -1,0 +1,57 @@
+/* The search bound on a second thread while the planner's phases run (src/solvers/
+ * plan_int.h; xe_bound_search, docs/lns.md "Bounds"). */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "xengine/solvers.h"
+#include "xengine/timer.h"
+
+#include "plan_int.h"
+
+static void *bound_main(void *arg)
+{
+    xe_plan_bound *b = arg;
+    b->bound = xe_bound_search(b->in, b->deadline, b->bytes, &b->stop, &b->st);
+    return NULL;
+}
+
+/* The default memory limit: a quarter of the physical memory, at most
+ * XE_PLAN_BOUND_SEARCH_BYTES (256 MiB when the size is unknown). */
+static size_t bound_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return (size_t)256 << 20;
+    double quarter = (double)pages * (double)page / 4.0;
+    return quarter < (double)XE_PLAN_BOUND_SEARCH_BYTES ? (size_t)quarter : XE_PLAN_BOUND_SEARCH_BYTES;
+}
+
+void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start)
+{
+    *b = (xe_plan_bound){.in = in, .bound = -INFINITY};
+    if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC || in->ndev != 1 || in->g->n > XE_BOUND_SEARCH_MAX_NODES) return;
+    b->deadline = o->time_limit > 0 ? t_start + o->time_limit : 0.0;
+    b->bytes = o->bound_search_bytes ? o->bound_search_bytes : bound_bytes();
+    b->running = pthread_create(&b->thread, NULL, bound_main, b) == 0; /* not started: no row */
+}
+
+double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res)
+{
+    if (!b->running) return -INFINITY;
+    b->stop = 1;
+    pthread_join(b->thread, NULL);
+    b->running = 0;
+    const xe_bound_search_stats *st = &b->st;
+    double bound = isfinite(b->bound) ? b->bound : -INFINITY; /* INFINITY: the exact search's to prove */
+    const char *why = st->stop == XE_BOUND_SEARCH_EXACT    ? "optimum of the relaxed game"
+                      : st->stop == XE_BOUND_SEARCH_MEMORY ? "stopped at its memory limit"
+                      : st->stop == XE_BOUND_SEARCH_SKIPPED ? "not run (out of memory)"
+                                                            : "stopped with the planner";
+    snprintf(res->bound_search_status, sizeof res->bound_search_status, "%s (%zu states, %ld expanded)", why,
+             st->states, st->expanded);
+    if (o->phase) o->phase(o->ctx, "search-bound"); /* its row, like every phase's, after its callback */
+    xe_plan_row r = {.method = "search-bound", .status = res->bound_search_status, .objective = INFINITY,
+                     .bound = bound, .gap = NAN, .time = st->seconds, .milp_status = -1};
+    xe_plan_emit(o, res, &r);
+    return bound;
+}

@@ -46,9 +46,11 @@
  *
  * test_bounds checks the bound against the brute-force optimum over all event lists
  * (tests/brute/event_bf.c) on random tiny instances, and equality where it is exact. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_DONTFORK (glibc) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -79,7 +81,8 @@ typedef struct bs_ctx {
     /* stored states: keys [cap][2W] (D words, then P words), best cost [cap] */
     uint64_t *keys;
     double *gbest;
-    uint32_t nstates, cap;
+    uint32_t nstates, cap;  /* stored, room for (the lesser of the two below) */
+    uint32_t kcap, gcap;    /* states the keys and gbest mappings hold */
     /* hash slots, hcap a power of two: 0 empty, else the state's id + 1 in the low 32
      * bits and the high 32 bits of its hash above (compared before its key is read) */
     uint64_t *slot;
@@ -91,6 +94,38 @@ typedef struct bs_ctx {
     int *reads;    /* [n] scratch: bs_blocked's counts */
     int full;    /* memory limit reached: nothing more can be stored */
 } bs_ctx;
+
+/* The large arrays (states, hash, heap) are mapped directly and kept out of forked
+ * children (MADV_DONTFORK): the planner forks CBC processes while the search runs on its
+ * thread (docs/lns.md, "Bounds" 6), and every page those would share copy-on-write made
+ * each write of the search a page copy (random_layered_n100 at 70%: 0.97 million states
+ * expanded in a 60-s solve against 2.8 million beside a separate solve process). Zeroed,
+ * as from calloc. NULL when out of memory. */
+static void *bs_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_DONTFORK
+    (void)madvise(p, bytes, MADV_DONTFORK); /* a hint: without it only slower */
+#endif
+    return p;
+}
+
+static void bs_unmap(void *p, size_t bytes)
+{
+    if (p) munmap(p, bytes);
+}
+
+/* A mapping of nbytes holding the first oldbytes of p (unmapped); NULL (p kept) when
+ * out of memory. */
+static void *bs_remap(void *p, size_t oldbytes, size_t nbytes)
+{
+    void *q = bs_map(nbytes);
+    if (!q) return NULL;
+    memcpy(q, p, oldbytes);
+    bs_unmap(p, oldbytes);
+    return q;
+}
 
 static uint64_t bs_hash(const uint64_t *k, int words)
 {
@@ -113,7 +148,7 @@ static int bs_grow_hash(bs_ctx *x)
 {
     size_t ncap = x->hcap * 2, extra = ncap * sizeof(uint64_t);
     if (!bs_room(x, extra)) return -1;
-    uint64_t *ns = calloc(ncap, sizeof *ns);
+    uint64_t *ns = bs_map(ncap * sizeof *ns);
     if (!ns) return -1;
     int words = 2 * x->W;
     for (size_t i = 0; i < x->hcap; i++) {
@@ -125,7 +160,7 @@ static int bs_grow_hash(bs_ctx *x)
         ns[j] = e;
     }
     x->bytes += extra - x->hcap * sizeof(uint64_t);
-    free(x->slot);
+    bs_unmap(x->slot, x->hcap * sizeof *x->slot);
     x->slot = ns;
     x->hcap = ncap;
     return 0;
@@ -137,12 +172,15 @@ static int bs_grow_states(bs_ctx *x)
     if (ncap < x->cap || ncap > UINT32_MAX / 2) return -1;
     size_t per = (size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double);
     if (!bs_room(x, (size_t)x->cap * per)) return -1;
-    uint64_t *nk = realloc(x->keys, (size_t)ncap * (size_t)(2 * x->W) * sizeof *nk);
+    size_t kb = (size_t)(2 * x->W) * sizeof *x->keys;
+    uint64_t *nk = bs_remap(x->keys, (size_t)x->cap * kb, (size_t)ncap * kb);
     if (!nk) return -1;
     x->keys = nk;
-    double *ng = realloc(x->gbest, (size_t)ncap * sizeof *ng);
-    if (!ng) return -1;
+    x->kcap = ncap;
+    double *ng = bs_remap(x->gbest, (size_t)x->cap * sizeof *ng, (size_t)ncap * sizeof *ng);
+    if (!ng) return -1; /* keys already grown (kcap): cap stays */
     x->gbest = ng;
+    x->gcap = ncap;
     x->bytes += (size_t)x->cap * per;
     x->cap = ncap;
     return 0;
@@ -153,7 +191,7 @@ static int bs_push(bs_ctx *x, bs_item it)
     if (x->hn == x->heapcap) {
         size_t extra = x->heapcap * sizeof(bs_item);
         if (!bs_room(x, extra)) return -1;
-        bs_item *nh = realloc(x->heap, 2 * x->heapcap * sizeof *nh);
+        bs_item *nh = bs_remap(x->heap, x->heapcap * sizeof *nh, 2 * x->heapcap * sizeof *nh);
         if (!nh) return -1;
         x->heap = nh;
         x->heapcap *= 2;
@@ -464,13 +502,13 @@ double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
     if (max_bytes == 0) max_bytes = (size_t)256 << 20;
     bs_ctx x = {.g = in->g, .n = n, .W = (n + 63) / 64, .budget = in->dev[0].budget, .max_bytes = max_bytes};
     double *c = malloc(sizeof *c * (size_t)n);
-    x.cap = 1024;
+    x.cap = x.kcap = x.gcap = 1024;
     x.hcap = 4096;
     x.heapcap = 1024;
-    x.keys = malloc((size_t)x.cap * (size_t)(2 * x.W) * sizeof *x.keys);
-    x.gbest = malloc((size_t)x.cap * sizeof *x.gbest);
-    x.slot = calloc(x.hcap, sizeof *x.slot);
-    x.heap = malloc(x.heapcap * sizeof *x.heap);
+    x.keys = bs_map((size_t)x.cap * (size_t)(2 * x.W) * sizeof *x.keys);
+    x.gbest = bs_map((size_t)x.cap * sizeof *x.gbest);
+    x.slot = bs_map(x.hcap * sizeof *x.slot);
+    x.heap = bs_map(x.heapcap * sizeof *x.heap);
     x.key = malloc(sizeof *x.key * (size_t)(2 * x.W));
     x.reads = malloc(sizeof *x.reads * (size_t)n);
 
@@ -495,10 +533,10 @@ double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
         }
     } /* out of memory at the start: every node once, still a bound */
     free(c);
-    free(x.keys);
-    free(x.gbest);
-    free(x.slot);
-    free(x.heap);
+    bs_unmap(x.keys, (size_t)x.kcap * (size_t)(2 * x.W) * sizeof *x.keys);
+    bs_unmap(x.gbest, (size_t)x.gcap * sizeof *x.gbest);
+    bs_unmap(x.slot, x.hcap * sizeof *x.slot);
+    bs_unmap(x.heap, x.heapcap * sizeof *x.heap);
     free(x.key);
     free(x.reads);
     st->bound = bound;

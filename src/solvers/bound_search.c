@@ -38,11 +38,19 @@
  * relaxed resident bytes never exceed the list's at a compute, and the list maps to a
  * path of the game costing at most its recomputations: the bound holds for the list.
  *
- * Forced computes: a ready v that fits and does not raise the resident bytes (its
- * output, when something reads it, is no larger than the inputs it is the last reader
- * of) is computed at once, without branching. Moving such a compute earlier in a path
- * changes the resident bytes of every state in between by that non-positive amount and
- * leaves the rest of the path valid, at no more cost, so the cheapest path is kept.
+ * Forced computes: a node nothing reads is computed as soon as its inputs are resident
+ * and it fits, without branching: moved earlier in a path, it frees the inputs it is the
+ * last reader of earlier and holds nothing after, so every state in between has at most
+ * the bytes it had and no move needs more, at no more cost. (Forcing every compute that
+ * does not raise the resident bytes is not safe: the brute force found a path that frees
+ * such a compute's input, dropping it, to make room, cheaper than holding the output.)
+ *
+ * Drops: a drop of u is branched on only where some compute or restore with its inputs
+ * resident does not fit and does not read u. In a cheapest path, a run of drops is
+ * followed by a compute or restore m that reads none of them (their readers wait for a
+ * restore); a drop before an m that fits without it moves past m (same state after
+ * both: a drop enables no compute or restore), so in some cheapest path every drop
+ * precedes an m blocked by the budget at that state, which does not read it.
  *
  * test_bounds checks the bound against the brute-force optimum over all event lists
  * (tests/brute/event_bf.c) on random tiny instances, and equality where it is exact. */

@@ -454,7 +454,8 @@ static int bs_run(bs_ctx *x, double deadline, const volatile sig_atomic_t *intr,
         bs_item it = bs_pop(x);
         if (it.g > x->gbest[it.id]) continue; /* stale */
         *extra = it.g; /* every open state's cost is at least this: a bound */
-        if ((*expanded)++ % 256 == 0 && ((deadline > 0 && xe_now() >= deadline) || (intr && *intr))) {
+        /* the flag at every state (the planner waits for it), the clock every 256 */
+        if ((intr && *intr) || ((*expanded)++ % 256 == 0 && deadline > 0 && xe_now() >= deadline)) {
             res = 0;
             break;
         }

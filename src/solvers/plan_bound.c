@@ -1,9 +1,6 @@
 /* The search bound on a second thread while the planner's phases run (src/solvers/
  * plan_int.h; xe_bound_search, docs/lns.md "Bounds"). */
-#define _GNU_SOURCE /* SCHED_IDLE (Linux) */
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -15,12 +12,6 @@
 static void *bound_main(void *arg)
 {
     xe_plan_bound *b = arg;
-#ifdef SCHED_IDLE
-    /* only the CPU time nothing else wants: the phases (and other processes, such as a
-     * second test or benchmark job) keep theirs; a hint, ignored where refused */
-    struct sched_param sp = {0};
-    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-#endif
     b->bound = xe_bound_search(b->in, b->deadline, b->bytes, &b->stop, &b->st);
     return NULL;
 }

@@ -120,10 +120,12 @@ const char *xe_plan_lp_words(char *buf, size_t cap, double lp, int why);
 int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, double limit, double *lp, int *why,
                      xe_err *err);
 
-/* plan_bound.c: the search bound (xe_bound_search) on a second thread at idle priority
- * (SCHED_IDLE where Linux has it), started when the call starts and stopped when its
- * phases end (one device; not in feasibility or heuristic mode nor with
- * o->no_bound_search), so that it costs the planner no time of its own. */
+/* plan_bound.c: the search bound (xe_bound_search) on a second thread, started when
+ * the call starts and stopped when its phases end (one device; not in feasibility or
+ * heuristic mode nor with o->no_bound_search): on a machine with a core to spare it
+ * costs the phases no time; it checks the stop flag at every state, so the call ends
+ * at most a state's expansion later. (At idle priority, SCHED_IDLE, it could not get
+ * the CPU to see the flag on a busy machine: `test_plan` overran its 0.15-s slack.) */
 #define XE_PLAN_BOUND_SEARCH_BYTES ((size_t)4 << 30) /* its states at most: the default is a quarter
                                                         of the physical memory, at most this */
 typedef struct xe_plan_bound {

@@ -285,6 +285,17 @@ typedef struct xe_bound_search_stats {
 } xe_bound_search_stats;
 double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
                        const volatile sig_atomic_t *intr, xe_bound_search_stats *st);
+/* The same in three steps, so that a thread can run it without allocating (a process
+ * that forks while another thread is inside malloc can leave the child a locked
+ * allocator; the planner forks CBC while the search runs): xe_bsearch_new allocates
+ * everything but the state arrays' growth, which is mmap (in, which must outlive the
+ * search, and max_bytes as above; NULL when out of memory); xe_bsearch_run searches
+ * once (a second call returns the every-node-once bound) and returns what
+ * xe_bound_search returns; xe_bsearch_free frees (NULL: no-op). */
+typedef struct xe_bsearch xe_bsearch;
+xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes);
+double xe_bsearch_run(xe_bsearch *s, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st);
+void xe_bsearch_free(xe_bsearch *s);
 
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite

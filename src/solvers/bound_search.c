@@ -439,14 +439,20 @@ static void bs_work_free(bs_work *w)
 /* The search from x's empty state; *extra = the bound on the recomputation cost. Returns
  * 1 when the goal was reached (exact), 0 when stopped (deadline, interrupt, memory), -1
  * when no path exists (no schedule fits). */
-static int bs_run(bs_ctx *x, double deadline, const volatile sig_atomic_t *intr, double *extra,
-                  long *expanded)
+static int bs_run(bs_ctx *x, bs_work *bp, bs_work *np, double deadline, const volatile sig_atomic_t *intr,
+                  double *extra, long *expanded)
 {
-    bs_work base = {0}, next = {0};
+#define base (*bp)
+#define next (*np)
     int res = 0;
     *extra = 0.0;
-    if (bs_work_alloc(&base, x->n) || bs_work_alloc(&next, x->n)) goto out;
-    for (int v = 0; v < x->n; v++) base.rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
+    for (int v = 0; v < x->n; v++) {
+        base.inD[v] = base.inP[v] = 0;
+        base.pin[v] = 0;
+        base.rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
+    }
+    base.cur = 0;
+    base.depth = 0;
     bs_forced(x, &base);
     if (bs_add(x, &base, 0.0)) goto out;
     res = -1;
@@ -492,63 +498,101 @@ static int bs_run(bs_ctx *x, double deadline, const volatile sig_atomic_t *intr,
         }
     }
 out:
-    bs_work_free(&base);
-    bs_work_free(&next);
     return res;
+#undef base
+#undef next
+}
+
+struct xe_bsearch {
+    bs_ctx x;
+    double *c;           /* [n] cost on the device, seconds */
+    bs_work base, next;  /* bs_run's work states */
+    double once;         /* xe_bound_cheapest */
+    int skip;            /* 1: not searched (several devices, too large, a node that fits nothing) */
+};
+
+void xe_bsearch_free(xe_bsearch *s)
+{
+    if (!s) return;
+    bs_ctx *x = &s->x;
+    free(s->c);
+    bs_unmap(x->keys, (size_t)x->kcap * (size_t)(2 * x->W) * sizeof *x->keys);
+    bs_unmap(x->gbest, (size_t)x->gcap * sizeof *x->gbest);
+    bs_unmap(x->slot, x->hcap * sizeof *x->slot);
+    bs_unmap(x->heap, x->heapcap * sizeof *x->heap);
+    free(x->key);
+    free(x->reads);
+    bs_work_free(&s->base);
+    bs_work_free(&s->next);
+    free(s);
+}
+
+xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes)
+{
+    xe_bsearch *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    int n = in->g->n;
+    s->once = xe_bound_cheapest(in);
+    s->skip = in->ndev != 1 || !isfinite(s->once) || n < 1 || n > XE_BOUND_SEARCH_MAX_NODES;
+    if (s->skip) return s;
+    bs_ctx *x = &s->x;
+    *x = (bs_ctx){.g = in->g, .n = n, .W = (n + 63) / 64, .budget = in->dev[0].budget,
+                  .max_bytes = max_bytes ? max_bytes : (size_t)256 << 20};
+    x->cap = x->kcap = x->gcap = 1024;
+    x->hcap = 4096;
+    x->heapcap = 1024;
+    x->keys = bs_map((size_t)x->cap * (size_t)(2 * x->W) * sizeof *x->keys);
+    x->gbest = bs_map((size_t)x->cap * sizeof *x->gbest);
+    x->slot = bs_map(x->hcap * sizeof *x->slot);
+    x->heap = bs_map(x->heapcap * sizeof *x->heap);
+    x->key = malloc(sizeof *x->key * (size_t)(2 * x->W));
+    x->reads = malloc(sizeof *x->reads * (size_t)n);
+    s->c = malloc(sizeof *s->c * (size_t)n);
+    x->bytes = (size_t)x->cap * ((size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double)) +
+               x->hcap * sizeof(uint64_t) + x->heapcap * sizeof(bs_item);
+    if (!x->keys || !x->gbest || !x->slot || !x->heap || !x->key || !x->reads || !s->c ||
+        bs_work_alloc(&s->base, n) || bs_work_alloc(&s->next, n)) {
+        xe_bsearch_free(s);
+        return NULL;
+    }
+    for (int v = 0; v < n; v++) s->c[v] = xe_cost(in, v, 0);
+    x->c = s->c;
+    return s;
+}
+
+double xe_bsearch_run(xe_bsearch *s, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
+{
+    xe_bound_search_stats dummy;
+    if (!st) st = &dummy;
+    *st = (xe_bound_search_stats){.bound = s->once, .stop = XE_BOUND_SEARCH_SKIPPED};
+    if (s->skip || s->x.nstates > 0) return s->once; /* once only */
+    double t0 = xe_now(), extra = 0.0, bound;
+    int r = bs_run(&s->x, &s->base, &s->next, deadline, intr, &extra, &st->expanded);
+    st->states = s->x.nstates;
+    if (r < 0) {
+        bound = INFINITY; /* the relaxation has no path: no schedule fits */
+        st->exact = 1;
+        st->stop = XE_BOUND_SEARCH_EXACT;
+    } else {
+        bound = s->once + extra; /* at worst every node once: still a bound */
+        st->exact = r == 1;
+        st->stop = r == 1 ? XE_BOUND_SEARCH_EXACT : s->x.full ? XE_BOUND_SEARCH_MEMORY : XE_BOUND_SEARCH_STOPPED;
+    }
+    st->bound = bound;
+    st->seconds = xe_now() - t0;
+    return bound;
 }
 
 double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
                        const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
 {
-    double once = xe_bound_cheapest(in);
-    xe_bound_search_stats dummy;
-    if (!st) st = &dummy;
-    *st = (xe_bound_search_stats){.bound = once, .exact = 0, .expanded = 0, .states = 0,
-                                  .stop = XE_BOUND_SEARCH_SKIPPED};
-    double t0 = xe_now();
-    int n = in->g->n;
-    if (in->ndev != 1 || !isfinite(once) || n < 1 || n > XE_BOUND_SEARCH_MAX_NODES) return once;
-    if (max_bytes == 0) max_bytes = (size_t)256 << 20;
-    bs_ctx x = {.g = in->g, .n = n, .W = (n + 63) / 64, .budget = in->dev[0].budget, .max_bytes = max_bytes};
-    double *c = malloc(sizeof *c * (size_t)n);
-    x.cap = x.kcap = x.gcap = 1024;
-    x.hcap = 4096;
-    x.heapcap = 1024;
-    x.keys = bs_map((size_t)x.cap * (size_t)(2 * x.W) * sizeof *x.keys);
-    x.gbest = bs_map((size_t)x.cap * sizeof *x.gbest);
-    x.slot = bs_map(x.hcap * sizeof *x.slot);
-    x.heap = bs_map(x.heapcap * sizeof *x.heap);
-    x.key = malloc(sizeof *x.key * (size_t)(2 * x.W));
-    x.reads = malloc(sizeof *x.reads * (size_t)n);
-
-    x.bytes = (size_t)x.cap * ((size_t)(2 * x.W) * sizeof(uint64_t) + sizeof(double)) +
-              x.hcap * sizeof(uint64_t) + x.heapcap * sizeof(bs_item);
-    double bound = once;
-    st->stop = XE_BOUND_SEARCH_MEMORY;
-    if (c && x.keys && x.gbest && x.slot && x.heap && x.key && x.reads) {
-        for (int v = 0; v < n; v++) c[v] = xe_cost(in, v, 0);
-        x.c = c;
-        double extra = 0.0;
-        int r = bs_run(&x, deadline, intr, &extra, &st->expanded);
-        st->states = x.nstates;
-        if (r < 0) {
-            bound = INFINITY; /* the relaxation has no path: no schedule fits */
-            st->exact = 1;
-            st->stop = XE_BOUND_SEARCH_EXACT;
-        } else {
-            bound = once + extra;
-            st->exact = r == 1;
-            st->stop = r == 1 ? XE_BOUND_SEARCH_EXACT : x.full ? XE_BOUND_SEARCH_MEMORY : XE_BOUND_SEARCH_STOPPED;
-        }
-    } /* out of memory at the start: every node once, still a bound */
-    free(c);
-    bs_unmap(x.keys, (size_t)x.kcap * (size_t)(2 * x.W) * sizeof *x.keys);
-    bs_unmap(x.gbest, (size_t)x.gcap * sizeof *x.gbest);
-    bs_unmap(x.slot, x.hcap * sizeof *x.slot);
-    bs_unmap(x.heap, x.heapcap * sizeof *x.heap);
-    free(x.key);
-    free(x.reads);
-    st->bound = bound;
-    st->seconds = xe_now() - t0;
-    return bound;
+    xe_bsearch *s = xe_bsearch_new(in, max_bytes);
+    if (!s) { /* out of memory: every node once, still a bound */
+        double once = xe_bound_cheapest(in);
+        if (st) *st = (xe_bound_search_stats){.bound = once, .stop = XE_BOUND_SEARCH_SKIPPED};
+        return once;
+    }
+    double b = xe_bsearch_run(s, deadline, intr, st);
+    xe_bsearch_free(s);
+    return b;
 }

@@ -12,7 +12,11 @@
 static void *bound_main(void *arg)
 {
     xe_plan_bound *b = arg;
-    b->bound = xe_bound_search(b->in, b->deadline, b->bytes, &b->stop, &b->st);
+    pthread_mutex_lock(&b->lock);
+    b->started = 1;
+    pthread_cond_signal(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+    b->bound = xe_bsearch_run(b->search, b->deadline, &b->stop, &b->st); /* allocates nothing */
     return NULL;
 }
 
@@ -28,11 +32,31 @@ static size_t bound_bytes(void)
 
 void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start)
 {
-    *b = (xe_plan_bound){.in = in, .bound = -INFINITY};
-    if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC || in->ndev != 1 || in->g->n > XE_BOUND_SEARCH_MAX_NODES) return;
+    *b = (xe_plan_bound){.bound = -INFINITY};
+    if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC || in->ndev != 1 ||
+        in->g->n > XE_BOUND_SEARCH_MAX_NODES || !isfinite(xe_bound_cheapest(in)))
+        return; /* nothing to search: no row */
     b->deadline = o->time_limit > 0 ? t_start + o->time_limit : 0.0;
-    b->bytes = o->bound_search_bytes ? o->bound_search_bytes : bound_bytes();
-    b->running = pthread_create(&b->thread, NULL, bound_main, b) == 0; /* not started: no row */
+    b->search = xe_bsearch_new(in, o->bound_search_bytes ? o->bound_search_bytes : bound_bytes());
+    if (!b->search) return;
+    if (pthread_mutex_init(&b->lock, NULL) || pthread_cond_init(&b->cond, NULL)) {
+        xe_bsearch_free(b->search);
+        b->search = NULL;
+        return;
+    }
+    b->running = pthread_create(&b->thread, NULL, bound_main, b) == 0;
+    if (b->running) { /* started before the caller forks anything */
+        pthread_mutex_lock(&b->lock);
+        while (!b->started) pthread_cond_wait(&b->cond, &b->lock);
+        pthread_mutex_unlock(&b->lock);
+    } else {
+        xe_bsearch_free(b->search);
+        b->search = NULL;
+    }
+    if (!b->running) {
+        pthread_cond_destroy(&b->cond);
+        pthread_mutex_destroy(&b->lock);
+    }
 }
 
 double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res)
@@ -41,11 +65,14 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
     b->stop = 1;
     pthread_join(b->thread, NULL);
     b->running = 0;
+    xe_bsearch_free(b->search);
+    b->search = NULL;
+    pthread_cond_destroy(&b->cond);
+    pthread_mutex_destroy(&b->lock);
     const xe_bound_search_stats *st = &b->st;
     double bound = isfinite(b->bound) ? b->bound : -INFINITY; /* INFINITY: the exact search's to prove */
     const char *why = st->stop == XE_BOUND_SEARCH_EXACT    ? "optimum of the relaxed game"
                       : st->stop == XE_BOUND_SEARCH_MEMORY ? "stopped at its memory limit"
-                      : st->stop == XE_BOUND_SEARCH_SKIPPED ? "not run (out of memory)"
                                                             : "stopped with the planner";
     snprintf(res->bound_search_status, sizeof res->bound_search_status, "%s (%zu states, %ld expanded)", why,
              st->states, st->expanded);

@@ -129,9 +129,12 @@ int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, 
 #define XE_PLAN_BOUND_SEARCH_BYTES ((size_t)4 << 30) /* its states at most: the default is a quarter
                                                         of the physical memory, at most this */
 typedef struct xe_plan_bound {
-    const xe_instance *in;
+    xe_bsearch *search;         /* allocated by the calling thread (xe_bsearch_new) */
     pthread_t thread;
     int running;
+    pthread_mutex_t lock;       /* with started: the thread is running before the call */
+    pthread_cond_t cond;        /* goes on (and may fork) */
+    int started;
     volatile sig_atomic_t stop; /* set by xe_plan_bound_finish */
     double deadline;            /* the call's time limit (xe_now() seconds; 0: none) */
     size_t bytes;

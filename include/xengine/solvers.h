@@ -289,7 +289,9 @@ double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
  * that forks while another thread is inside malloc can leave the child a locked
  * allocator; the planner forks CBC while the search runs): xe_bsearch_new allocates
  * everything but the state arrays' growth, which is mmap (in, which must outlive the
- * search, and max_bytes as above; NULL when out of memory); xe_bsearch_run searches
+ * search, and max_bytes as above; NULL where the search does not apply, as above: several
+ * devices, too many nodes, a node that fits nothing, or when out of memory; then
+ * xe_bound_search returns every node once); xe_bsearch_run searches
  * once (a second call returns the every-node-once bound) and returns what
  * xe_bound_search returns; xe_bsearch_free frees (NULL: no-op). */
 typedef struct xe_bsearch xe_bsearch;

@@ -89,8 +89,7 @@ typedef struct bs_ctx {
     /* stored states: keys [cap][2W] (D words, then P words), best cost [cap] */
     uint64_t *keys;
     double *gbest;
-    uint32_t nstates, cap;  /* stored, room for (the lesser of the two below) */
-    uint32_t kcap, gcap;    /* states the keys and gbest mappings hold */
+    uint32_t nstates, cap;  /* stored, room for */
     /* hash slots, hcap a power of two: 0 empty, else the state's id + 1 in the low 32
      * bits and the high 32 bits of its hash above (compared before its key is read) */
     uint64_t *slot;
@@ -178,17 +177,21 @@ static int bs_grow_states(bs_ctx *x)
 {
     uint32_t ncap = x->cap * 2;
     if (ncap < x->cap || ncap > UINT32_MAX / 2) return -1;
-    size_t per = (size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double);
+    size_t kb = (size_t)(2 * x->W) * sizeof *x->keys, per = kb + sizeof *x->gbest;
     if (!bs_room(x, (size_t)x->cap * per)) return -1;
-    size_t kb = (size_t)(2 * x->W) * sizeof *x->keys;
-    uint64_t *nk = bs_remap(x->keys, (size_t)x->cap * kb, (size_t)ncap * kb);
-    if (!nk) return -1;
+    uint64_t *nk = bs_map((size_t)ncap * kb);
+    double *ng = bs_map((size_t)ncap * sizeof *ng);
+    if (!nk || !ng) { /* both or neither: the old arrays stay */
+        bs_unmap(nk, (size_t)ncap * kb);
+        bs_unmap(ng, (size_t)ncap * sizeof *ng);
+        return -1;
+    }
+    memcpy(nk, x->keys, (size_t)x->cap * kb);
+    memcpy(ng, x->gbest, (size_t)x->cap * sizeof *ng);
+    bs_unmap(x->keys, (size_t)x->cap * kb);
+    bs_unmap(x->gbest, (size_t)x->cap * sizeof *ng);
     x->keys = nk;
-    x->kcap = ncap;
-    double *ng = bs_remap(x->gbest, (size_t)x->cap * sizeof *ng, (size_t)ncap * sizeof *ng);
-    if (!ng) return -1; /* keys already grown (kcap): cap stays */
     x->gbest = ng;
-    x->gcap = ncap;
     x->bytes += (size_t)x->cap * per;
     x->cap = ncap;
     return 0;
@@ -439,22 +442,20 @@ static void bs_work_free(bs_work *w)
 /* The search from x's empty state; *extra = the bound on the recomputation cost. Returns
  * 1 when the goal was reached (exact), 0 when stopped (deadline, interrupt, memory), -1
  * when no path exists (no schedule fits). */
-static int bs_run(bs_ctx *x, bs_work *bp, bs_work *np, double deadline, const volatile sig_atomic_t *intr,
+static int bs_run(bs_ctx *x, bs_work *base, bs_work *next, double deadline, const volatile sig_atomic_t *intr,
                   double *extra, long *expanded)
 {
-#define base (*bp)
-#define next (*np)
     int res = 0;
     *extra = 0.0;
     for (int v = 0; v < x->n; v++) {
-        base.inD[v] = base.inP[v] = 0;
-        base.pin[v] = 0;
-        base.rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
+        base->inD[v] = base->inP[v] = 0;
+        base->pin[v] = 0;
+        base->rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
     }
-    base.cur = 0;
-    base.depth = 0;
-    bs_forced(x, &base);
-    if (bs_add(x, &base, 0.0)) goto out;
+    base->cur = 0;
+    base->depth = 0;
+    bs_forced(x, base);
+    if (bs_add(x, base, 0.0)) return 0;
     res = -1;
     while (x->hn > 0) {
         bs_item it = bs_pop(x);
@@ -465,30 +466,30 @@ static int bs_run(bs_ctx *x, bs_work *bp, bs_work *np, double deadline, const vo
             res = 0;
             break;
         }
-        bs_decode(x, it.id, &base);
-        if (base.depth == x->n) {
+        bs_decode(x, it.id, base);
+        if (base->depth == x->n) {
             res = 1;
             break;
         }
-        int stop = 0, nb = bs_blocked(x, &base, x->reads);
+        int stop = 0, nb = bs_blocked(x, base, x->reads);
         for (int v = 0; v < x->n && !stop; v++) {
-            if (bs_ready(x, &base, v)) {
-                bs_copy(x, &next, &base);
-                bs_compute(x, &next, v);
-                bs_forced(x, &next);
-                stop = bs_add(x, &next, it.g);
+            if (bs_ready(x, base, v)) {
+                bs_copy(x, next, base);
+                bs_compute(x, next, v);
+                bs_forced(x, next);
+                stop = bs_add(x, next, it.g);
             }
-            if (!stop && x->reads[v] < nb && base.inD[v] && !base.inP[v] && bs_needed(&base, v)) {
-                bs_copy(x, &next, &base);
-                double c = bs_drop(x, &next, v);
-                bs_forced(x, &next);
-                stop = bs_add(x, &next, it.g + c);
+            if (!stop && x->reads[v] < nb && base->inD[v] && !base->inP[v] && bs_needed(base, v)) {
+                bs_copy(x, next, base);
+                double c = bs_drop(x, next, v);
+                bs_forced(x, next);
+                stop = bs_add(x, next, it.g + c);
             }
-            if (!stop && bs_restorable(x, &base, v)) {
-                bs_copy(x, &next, &base);
-                bs_restore(x, &next, v);
-                bs_forced(x, &next);
-                stop = bs_add(x, &next, it.g);
+            if (!stop && bs_restorable(x, base, v)) {
+                bs_copy(x, next, base);
+                bs_restore(x, next, v);
+                bs_forced(x, next);
+                stop = bs_add(x, next, it.g);
             }
         }
         if (stop) { /* memory limit: the popped cost is still a bound */
@@ -497,10 +498,7 @@ static int bs_run(bs_ctx *x, bs_work *bp, bs_work *np, double deadline, const vo
             break;
         }
     }
-out:
     return res;
-#undef base
-#undef next
 }
 
 struct xe_bsearch {
@@ -508,7 +506,6 @@ struct xe_bsearch {
     double *c;           /* [n] cost on the device, seconds */
     bs_work base, next;  /* bs_run's work states */
     double once;         /* xe_bound_cheapest */
-    int skip;            /* 1: not searched (several devices, too large, a node that fits nothing) */
 };
 
 void xe_bsearch_free(xe_bsearch *s)
@@ -516,8 +513,8 @@ void xe_bsearch_free(xe_bsearch *s)
     if (!s) return;
     bs_ctx *x = &s->x;
     free(s->c);
-    bs_unmap(x->keys, (size_t)x->kcap * (size_t)(2 * x->W) * sizeof *x->keys);
-    bs_unmap(x->gbest, (size_t)x->gcap * sizeof *x->gbest);
+    bs_unmap(x->keys, (size_t)x->cap * (size_t)(2 * x->W) * sizeof *x->keys);
+    bs_unmap(x->gbest, (size_t)x->cap * sizeof *x->gbest);
     bs_unmap(x->slot, x->hcap * sizeof *x->slot);
     bs_unmap(x->heap, x->heapcap * sizeof *x->heap);
     free(x->key);
@@ -529,16 +526,16 @@ void xe_bsearch_free(xe_bsearch *s)
 
 xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes)
 {
+    int n = in->g->n;
+    double once = xe_bound_cheapest(in);
+    if (in->ndev != 1 || !isfinite(once) || n < 1 || n > XE_BOUND_SEARCH_MAX_NODES) return NULL;
     xe_bsearch *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    int n = in->g->n;
-    s->once = xe_bound_cheapest(in);
-    s->skip = in->ndev != 1 || !isfinite(s->once) || n < 1 || n > XE_BOUND_SEARCH_MAX_NODES;
-    if (s->skip) return s;
+    s->once = once;
     bs_ctx *x = &s->x;
     *x = (bs_ctx){.g = in->g, .n = n, .W = (n + 63) / 64, .budget = in->dev[0].budget,
                   .max_bytes = max_bytes ? max_bytes : (size_t)256 << 20};
-    x->cap = x->kcap = x->gcap = 1024;
+    x->cap = 1024;
     x->hcap = 4096;
     x->heapcap = 1024;
     x->keys = bs_map((size_t)x->cap * (size_t)(2 * x->W) * sizeof *x->keys);
@@ -565,7 +562,7 @@ double xe_bsearch_run(xe_bsearch *s, double deadline, const volatile sig_atomic_
     xe_bound_search_stats dummy;
     if (!st) st = &dummy;
     *st = (xe_bound_search_stats){.bound = s->once, .stop = XE_BOUND_SEARCH_SKIPPED};
-    if (s->skip || s->x.nstates > 0) return s->once; /* once only */
+    if (s->x.nstates > 0) return s->once; /* searched already: runs once */
     double t0 = xe_now(), extra = 0.0, bound;
     int r = bs_run(&s->x, &s->base, &s->next, deadline, intr, &extra, &st->expanded);
     st->states = s->x.nstates;
@@ -587,7 +584,7 @@ double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,
                        const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
 {
     xe_bsearch *s = xe_bsearch_new(in, max_bytes);
-    if (!s) { /* out of memory: every node once, still a bound */
+    if (!s) { /* not searched, or out of memory: every node once, still a bound */
         double once = xe_bound_cheapest(in);
         if (st) *st = (xe_bound_search_stats){.bound = once, .stop = XE_BOUND_SEARCH_SKIPPED};
         return once;

@@ -33,30 +33,23 @@ static size_t bound_bytes(void)
 void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start)
 {
     *b = (xe_plan_bound){.bound = -INFINITY};
-    if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC || in->ndev != 1 ||
-        in->g->n > XE_BOUND_SEARCH_MAX_NODES || !isfinite(xe_bound_cheapest(in)))
-        return; /* nothing to search: no row */
+    if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC) return;
     b->deadline = o->time_limit > 0 ? t_start + o->time_limit : 0.0;
     b->search = xe_bsearch_new(in, o->bound_search_bytes ? o->bound_search_bytes : bound_bytes());
-    if (!b->search) return;
-    if (pthread_mutex_init(&b->lock, NULL) || pthread_cond_init(&b->cond, NULL)) {
-        xe_bsearch_free(b->search);
-        b->search = NULL;
-        return;
-    }
-    b->running = pthread_create(&b->thread, NULL, bound_main, b) == 0;
+    if (!b->search) return; /* nothing to search (or no memory): no row */
+    int lock = pthread_mutex_init(&b->lock, NULL) == 0;
+    int cond = lock && pthread_cond_init(&b->cond, NULL) == 0;
+    b->running = cond && pthread_create(&b->thread, NULL, bound_main, b) == 0;
     if (b->running) { /* started before the caller forks anything */
         pthread_mutex_lock(&b->lock);
         while (!b->started) pthread_cond_wait(&b->cond, &b->lock);
         pthread_mutex_unlock(&b->lock);
-    } else {
-        xe_bsearch_free(b->search);
-        b->search = NULL;
+        return;
     }
-    if (!b->running) {
-        pthread_cond_destroy(&b->cond);
-        pthread_mutex_destroy(&b->lock);
-    }
+    if (cond) pthread_cond_destroy(&b->cond);
+    if (lock) pthread_mutex_destroy(&b->lock);
+    xe_bsearch_free(b->search);
+    b->search = NULL;
 }
 
 double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res)

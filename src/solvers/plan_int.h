@@ -137,7 +137,6 @@ typedef struct xe_plan_bound {
     int started;
     volatile sig_atomic_t stop; /* set by xe_plan_bound_finish */
     double deadline;            /* the call's time limit (xe_now() seconds; 0: none) */
-    size_t bytes;
     double bound;               /* seconds, once joined */
     xe_bound_search_stats st;
 } xe_plan_bound;

@@ -20,6 +20,7 @@
 #include "support/valid.h"
 #include "xengine/milp.h"
 #include "xengine/plan.h"
+#include "xengine/reorder.h"
 #include "xengine/timer.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
@@ -507,6 +508,72 @@ static void test_any_list_bounds_vs_brute(void **state)
     assert_true(recompute > 0 && s_tight * 2 > recompute);
 }
 
+/* The search's cheapest path (xe_bsearch_path) against the brute-force optimum over all
+ * event lists, on the random one-device instances of test_any_list_bounds_vs_brute
+ * (costs 1-10 s, so a path of cost 0 has no drops): where no schedule fits there is no
+ * path; else the path's order is a topological permutation, and it has no drops exactly
+ * when the optimum computes every node once. Then every node once in that order, each
+ * output freed after its last reader (checkpoint-all of the instance relabelled in it,
+ * as the planner builds it), is within the budget, replays in the simulator and costs
+ * the optimum. */
+static void test_search_path_vs_brute(void **state)
+{
+    (void)state;
+    int feasible = 0, once_opt = 0, with_drops = 0;
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        int n = 3 + (int)(seed % 6);
+        xe_instance *in = xe_test_random_instance(seed, n, 1, 0);
+        assert_non_null(in);
+        double opt, once = xe_bound_cheapest(in);
+        xe_err err;
+        int rb = xe_bf_event_solve(in, &opt, NULL, &err);
+        xe_bsearch *s = xe_bsearch_new(in, 0);
+        if (!isfinite(once)) { /* a node that fits nothing: not searched */
+            assert_null(s);
+            xe_instance_free(in);
+            continue;
+        }
+        assert_non_null(s);
+        xe_bound_search_stats st;
+        double sb = xe_bsearch_run(s, 0, NULL, &st);
+        int order[8], drops = -1;
+        int pr = xe_bsearch_path(s, order, &drops);
+        if (rb == XE_EINFEASIBLE) {
+            assert_true(isinf(sb));
+            assert_int_equal(pr, XE_EINFEASIBLE);
+        } else {
+            assert_int_equal(pr, XE_OK);
+            int64_t pk = xe_order_peak(in->g, order); /* -1: not a topological permutation */
+            assert_true(pk >= 0);
+            int at_once = fabs(opt - once) <= 1e-9;
+            if (at_once != (drops == 0))
+                print_error("seed %llu: optimum %.17g, every node once %.17g, %d drops\n", (unsigned long long)seed,
+                            opt, once, drops);
+            assert_int_equal(at_once, drops == 0);
+            if (drops == 0) {
+                assert_true(pk <= in->dev[0].budget);
+                xe_instance *in2 = NULL;
+                assert_int_equal(xe_instance_permute(in, order, &in2, &err), XE_OK);
+                xe_stages ck;
+                assert_int_equal(xe_heur_checkpoint_all(in2, 0, &ck, &err), XE_OK);
+                xe_test_assert_stages_valid(in2, &ck);
+                assert_true(fabs(xe_stages_cost(in2, &ck) - opt) <= 1e-9);
+                xe_stages_clear(&ck);
+                xe_instance_free(in2);
+                once_opt++;
+            } else {
+                with_drops++;
+            }
+            feasible++;
+        }
+        xe_bsearch_free(s);
+        xe_instance_free(in);
+    }
+    print_message("search path: %d feasible instances, %d with every node once optimal (a path without drops, "
+                  "replayed), %d with drops\n", feasible, once_opt, with_drops);
+    assert_true(once_opt > 0 && with_drops > 0);
+}
+
 /* test_bottleneck_hand's graph for the search bound: at 9 B the relaxed game must drop a
  * (5 s) before c, so the bound is 13 s, the optimum, found exactly; at 12 B nothing is
  * dropped (8 s); at 8 B d does not fit (INFINITY); with two devices it is not run (every
@@ -581,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_search_bound_hand),
         cmocka_unit_test(test_any_list_bounds_vs_brute),
         cmocka_unit_test(test_search_bound_limits),
+        cmocka_unit_test(test_search_path_vs_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

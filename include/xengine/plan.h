@@ -76,7 +76,9 @@ typedef struct xe_plan_row {
                             claimed (not trusted)", "solver failed", "interrupted", "not
                             started (under 0.5 s left for it)"; bound and gap NAN when
                             no LP was solved);
-                            "lns"; "milp"; "search-bound" (the search bound, last:
+                            "lns"; "milp"; "search-order" (the search bound's path
+                            without drops adopted: every node once in its order,
+                            optimal; docs/lns.md, "Bounds" 6); "search-bound" (the search bound, last:
                             no schedule, its bound holds for every schedule; status
                             "optimum of the relaxed game", "stopped with the planner",
                             "stopped at its memory limit", with its state counts) */

@@ -298,6 +298,16 @@ typedef struct xe_bsearch xe_bsearch;
 xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes);
 double xe_bsearch_run(xe_bsearch *s, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st);
 void xe_bsearch_free(xe_bsearch *s);
+/* The cheapest path of the relaxed game, once xe_bsearch_run reached every node (its
+ * stats' stop XE_BOUND_SEARCH_EXACT with a finite bound): order[0..n-1] (caller-owned,
+ * n = the graph's nodes) receives the nodes in the order the path first computes them, a
+ * topological order, and *drops the number of drop moves on the path. With no drops the
+ * path is itself a schedule: every node computed once in that order, each output freed
+ * after its last reader, within the budget at every compute, so it attains the bound,
+ * every node once (the planner takes it: docs/lns.md, "Bounds" 6). Not to be called
+ * while xe_bsearch_run runs. XE_OK; XE_EINFEASIBLE when the run did not reach every node;
+ * XE_ENOMEM. */
+int xe_bsearch_path(const xe_bsearch *s, int *order, int *drops);
 
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite

@@ -63,6 +63,8 @@
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
 
+#define BS_NONE UINT32_MAX
+
 /* One heap entry: a stored state and the cost it was pushed with (lazy deletion: an
  * entry whose cost is above the state's stored cost is stale). */
 typedef struct bs_item {
@@ -89,7 +91,9 @@ typedef struct bs_ctx {
     /* stored states: keys [cap][2W] (D words, then P words), best cost [cap] */
     uint64_t *keys;
     double *gbest;
-    size_t keys_bytes, gbest_bytes; /* their mappings' sizes */
+    uint32_t *parent; /* [cap] the state its cheapest known path comes from (BS_NONE: the start) */
+    size_t keys_bytes, gbest_bytes, parent_bytes; /* their mappings' sizes */
+    uint32_t goal;    /* the goal state once reached, else BS_NONE */
     uint32_t nstates, cap;  /* stored, room for */
     /* hash slots, hcap a power of two: 0 empty, else the state's id + 1 in the low 32
      * bits and the high 32 bits of its hash above (compared before its key is read) */
@@ -194,7 +198,7 @@ static int bs_grow_states(bs_ctx *x)
 {
     uint32_t ncap = x->cap * 2;
     if (ncap < x->cap || ncap > UINT32_MAX / 2) return -1;
-    size_t kb = (size_t)(2 * x->W) * sizeof *x->keys, per = kb + sizeof *x->gbest;
+    size_t kb = (size_t)(2 * x->W) * sizeof *x->keys, per = kb + sizeof *x->gbest + sizeof *x->parent;
     if (!bs_room(x, (size_t)x->cap * per)) return -1;
     /* each mapping keeps its own size: if the second cannot grow, the first stays
      * larger than cap states need, and is unmapped at its size */
@@ -206,6 +210,10 @@ static int bs_grow_states(bs_ctx *x)
     if (!ng) return -1;
     x->gbest = ng;
     x->gbest_bytes = (size_t)ncap * sizeof *ng;
+    uint32_t *np = bs_remap(x->parent, x->parent_bytes, (size_t)ncap * sizeof *np);
+    if (!np) return -1;
+    x->parent = np;
+    x->parent_bytes = (size_t)ncap * sizeof *np;
     x->bytes += (size_t)x->cap * per;
     x->cap = ncap;
     return 0;
@@ -256,13 +264,18 @@ static bs_item bs_pop(bs_ctx *x)
 }
 
 /* Encodes w into x->key. */
+static void bs_encode_into(const bs_ctx *x, const bs_work *w, uint64_t *key)
+{
+    memset(key, 0, sizeof *key * (size_t)(2 * x->W));
+    for (int v = 0; v < x->n; v++) {
+        if (w->inD[v]) key[v >> 6] |= 1ULL << (v & 63);
+        if (w->inP[v]) key[x->W + (v >> 6)] |= 1ULL << (v & 63);
+    }
+}
+
 static void bs_encode(bs_ctx *x, const bs_work *w)
 {
-    memset(x->key, 0, sizeof *x->key * (size_t)(2 * x->W));
-    for (int v = 0; v < x->n; v++) {
-        if (w->inD[v]) x->key[v >> 6] |= 1ULL << (v & 63);
-        if (w->inP[v]) x->key[x->W + (v >> 6)] |= 1ULL << (v & 63);
-    }
+    bs_encode_into(x, w, x->key);
 }
 
 /* u in D, not pending: is it resident (needed)? */
@@ -271,9 +284,10 @@ static int bs_needed(const bs_work *w, int u)
     return w->rem[u] > 0 || w->pin[u] > 0;
 }
 
-/* Stores w reached at cost g, pushing it when new or cheaper than before. 0 on success
- * (also when not better), -1 when the memory limit stops it. */
-static int bs_add(bs_ctx *x, const bs_work *w, double g)
+/* Stores w reached at cost g from state `from` (BS_NONE: the start), pushing it when new
+ * or cheaper than before. 0 on success (also when not better), -1 when the memory limit
+ * stops it. */
+static int bs_add(bs_ctx *x, const bs_work *w, double g, uint32_t from)
 {
     int words = 2 * x->W;
     bs_encode(x, w);
@@ -285,6 +299,7 @@ static int bs_add(bs_ctx *x, const bs_work *w, double g)
         if (!memcmp(x->keys + (size_t)(id - 1) * (size_t)words, x->key, sizeof *x->key * (size_t)words)) {
             if (g >= x->gbest[id - 1]) return 0;
             x->gbest[id - 1] = g;
+            x->parent[id - 1] = from;
             return bs_push(x, (bs_item){g, w->depth, id - 1});
         }
     }
@@ -292,6 +307,7 @@ static int bs_add(bs_ctx *x, const bs_work *w, double g)
     uint32_t id = x->nstates++;
     memcpy(x->keys + (size_t)id * (size_t)words, x->key, sizeof *x->key * (size_t)words);
     x->gbest[id] = g;
+    x->parent[id] = from;
     x->slot[j] = tag | (uint64_t)(id + 1);
     if (bs_push(x, (bs_item){g, w->depth, id})) return -1;
     if ((size_t)x->nstates * 2 > x->hcap && bs_grow_hash(x)) return -1;
@@ -401,7 +417,7 @@ static void bs_restore(const bs_ctx *x, bs_work *w, int u)
 
 /* The forced computes (file comment): every node nothing reads, once it can be
  * computed, until none is left. */
-static void bs_forced(const bs_ctx *x, bs_work *w)
+static void bs_forced_rec(const bs_ctx *x, bs_work *w, int *order, int *k)
 {
     const xe_graph *g = x->g;
     for (int any = 1; any;) {
@@ -409,9 +425,15 @@ static void bs_forced(const bs_ctx *x, bs_work *w)
         for (int v = 0; v < x->n; v++)
             if (g->succ_off[v + 1] == g->succ_off[v] && bs_ready(x, w, v)) {
                 bs_compute(x, w, v);
+                if (order) order[(*k)++] = v;
                 any = 1;
             }
     }
+}
+
+static void bs_forced(const bs_ctx *x, bs_work *w)
+{
+    bs_forced_rec(x, w, NULL, NULL);
 }
 
 /* The moves blocked by the budget alone: computes and restores whose inputs are all
@@ -469,7 +491,7 @@ static int bs_run(bs_ctx *x, bs_work *base, bs_work *next, double deadline, cons
     base->cur = 0;
     base->depth = 0;
     bs_forced(x, base);
-    if (bs_add(x, base, 0.0)) return 0;
+    if (bs_add(x, base, 0.0, BS_NONE)) return 0;
     res = -1;
     while (x->hn > 0) {
         bs_item it = bs_pop(x);
@@ -482,6 +504,7 @@ static int bs_run(bs_ctx *x, bs_work *base, bs_work *next, double deadline, cons
         }
         bs_decode(x, it.id, base);
         if (base->depth == x->n) {
+            x->goal = it.id;
             res = 1;
             break;
         }
@@ -491,19 +514,19 @@ static int bs_run(bs_ctx *x, bs_work *base, bs_work *next, double deadline, cons
                 bs_copy(x, next, base);
                 bs_compute(x, next, v);
                 bs_forced(x, next);
-                stop = bs_add(x, next, it.g);
+                stop = bs_add(x, next, it.g, it.id);
             }
             if (!stop && x->reads[v] < nb && base->inD[v] && !base->inP[v] && bs_needed(base, v)) {
                 bs_copy(x, next, base);
                 double c = bs_drop(x, next, v);
                 bs_forced(x, next);
-                stop = bs_add(x, next, it.g + c);
+                stop = bs_add(x, next, it.g + c, it.id);
             }
             if (!stop && bs_restorable(x, base, v)) {
                 bs_copy(x, next, base);
                 bs_restore(x, next, v);
                 bs_forced(x, next);
-                stop = bs_add(x, next, it.g);
+                stop = bs_add(x, next, it.g, it.id);
             }
         }
         if (stop) { /* memory limit: the popped cost is still a bound */
@@ -529,6 +552,7 @@ void xe_bsearch_free(xe_bsearch *s)
     free(s->c);
     bs_unmap(x->keys, x->keys_bytes);
     bs_unmap(x->gbest, x->gbest_bytes);
+    bs_unmap(x->parent, x->parent_bytes);
     bs_unmap(x->slot, x->hcap * sizeof *x->slot);
     bs_unmap(x->heap, x->heapcap * sizeof *x->heap);
     free(x->key);
@@ -554,16 +578,19 @@ xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes)
     x->heapcap = 1024;
     x->keys_bytes = (size_t)x->cap * (size_t)(2 * x->W) * sizeof *x->keys;
     x->gbest_bytes = (size_t)x->cap * sizeof *x->gbest;
+    x->parent_bytes = (size_t)x->cap * sizeof *x->parent;
+    x->goal = BS_NONE;
     x->keys = bs_map(x->keys_bytes);
     x->gbest = bs_map(x->gbest_bytes);
+    x->parent = bs_map(x->parent_bytes);
     x->slot = bs_map(x->hcap * sizeof *x->slot);
     x->heap = bs_map(x->heapcap * sizeof *x->heap);
     x->key = malloc(sizeof *x->key * (size_t)(2 * x->W));
     x->reads = malloc(sizeof *x->reads * (size_t)n);
     s->c = malloc(sizeof *s->c * (size_t)n);
-    x->bytes = (size_t)x->cap * ((size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double)) +
+    x->bytes = (size_t)x->cap * ((size_t)(2 * x->W) * sizeof(uint64_t) + sizeof(double) + sizeof(uint32_t)) +
                x->hcap * sizeof(uint64_t) + x->heapcap * sizeof(bs_item);
-    if (!x->keys || !x->gbest || !x->slot || !x->heap || !x->key || !x->reads || !s->c ||
+    if (!x->keys || !x->gbest || !x->parent || !x->slot || !x->heap || !x->key || !x->reads || !s->c ||
         bs_work_alloc(&s->base, n) || bs_work_alloc(&s->next, n)) {
         xe_bsearch_free(s);
         return NULL;
@@ -594,6 +621,71 @@ double xe_bsearch_run(xe_bsearch *s, double deadline, const volatile sig_atomic_
     st->bound = bound;
     st->seconds = xe_now() - t0;
     return bound;
+}
+
+int xe_bsearch_path(const xe_bsearch *s, int *order, int *drops)
+{
+    const bs_ctx *x = &s->x;
+    const xe_graph *g = x->g;
+    if (x->goal == BS_NONE) return XE_EINFEASIBLE;
+    int W = x->W, words = 2 * W, k = 0;
+    *drops = 0;
+    size_t len = 0;
+    for (uint32_t id = x->goal; id != BS_NONE; id = x->parent[id]) len++;
+    uint32_t *ids = malloc(len * sizeof *ids);
+    uint64_t *key = malloc(sizeof *key * (size_t)words);
+    bs_work w = {0};
+    if (!ids || !key || bs_work_alloc(&w, x->n)) {
+        free(ids);
+        free(key);
+        bs_work_free(&w);
+        return XE_ENOMEM;
+    }
+    size_t i = len;
+    for (uint32_t id = x->goal; id != BS_NONE; id = x->parent[id]) ids[--i] = id;
+    /* the path replayed move by move, its forced computes in the order bs_forced takes
+     * them (a sink that did not fit can fit after another has freed its inputs): the
+     * start state's, then each step's move, told by the difference of the two keys */
+    for (int v = 0; v < x->n; v++) {
+        w.inD[v] = w.inP[v] = 0;
+        w.pin[v] = 0;
+        w.rem[v] = g->succ_off[v + 1] - g->succ_off[v];
+    }
+    w.cur = 0;
+    w.depth = 0;
+    bs_forced_rec(x, &w, order, &k);
+    int ok = 1;
+    for (i = 1; i < len && ok; i++) {
+        const uint64_t *prev = x->keys + (size_t)ids[i - 1] * (size_t)words;
+        const uint64_t *cur = x->keys + (size_t)ids[i] * (size_t)words;
+        bs_decode(x, ids[i - 1], &w);
+        int moved = 0;
+        for (int q = 0; q < W && !moved; q++) {
+            uint64_t added = cur[q] & ~prev[q], dropped = cur[W + q] & ~prev[W + q], restored = prev[W + q] & ~cur[W + q];
+            for (; added && !moved; added &= added - 1) {
+                int v = 64 * q + __builtin_ctzll(added);
+                if (g->succ_off[v + 1] == g->succ_off[v]) continue; /* a sink: forced, below */
+                bs_compute(x, &w, v);
+                order[k++] = v;
+                moved = 1;
+            }
+            if (!moved && dropped) {
+                bs_drop(x, &w, 64 * q + __builtin_ctzll(dropped));
+                ++*drops;
+                moved = 1;
+            } else if (!moved && restored) {
+                bs_restore(x, &w, 64 * q + __builtin_ctzll(restored));
+                moved = 1;
+            }
+        }
+        bs_forced_rec(x, &w, order, &k);
+        bs_encode_into(x, &w, key);
+        ok = moved && !memcmp(key, cur, sizeof *cur * (size_t)words) && k <= x->n;
+    }
+    free(ids);
+    free(key);
+    bs_work_free(&w);
+    return ok && k == x->n ? XE_OK : XE_EINVAL; /* every node once: the goal's D */
 }
 
 double xe_bound_search(const xe_instance *in, double deadline, size_t max_bytes,

@@ -16,6 +16,17 @@
 
 #include "plan_int.h"
 
+/* The cheapest schedule in hand, seconds: the stage schedule's (best_cost), the exact
+ * search's event list (res->events) or the low-peak order's kept aside; INFINITY when
+ * none. */
+static double plan_incumbent(const xe_plan_result *res, double best_cost, const xe_plan_aside *aside)
+{
+    double c = best_cost;
+    if (res->events.len) c = fmin(c, res->events_objective);
+    if (aside->events.len) c = fmin(c, aside->cost);
+    return c;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -142,6 +153,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;
 
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
+    }
     /* 1a. one device and no start: the exact search over all schedules (docs/pebble.md),
      * for a tenth of the time left (of its default without a limit in heuristic mode;
      * where it finds a schedule it mostly takes milliseconds, so a larger share would only
@@ -177,6 +196,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
+    }
     /* 1b. the portfolio's randomised greedy restarts where its greedy found nothing (no
      * stage schedule, or only recompute-all's): up to XE_PORTFOLIO_RANDOM_S, at most a
      * quarter of the limit, half in heuristic mode; the cheaper schedule stays */
@@ -243,6 +270,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         if (rc < 0) goto out;
         if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
         rc = XE_OK;
+    }
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
     }
     /* 1p. the exact search's schedule in hand and no stage schedule as cheap: restaged
      * into stages, improved locally, and in auto and lns improved by LNS for half the
@@ -326,6 +361,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
+    }
     int skip_milp = 0; /* LNS proved its schedule, or had all the time: no MILP after it */
     int64_t nbin = xe_milp_binary_estimate(cur); /* the model's size: the LP's and auto's MILP's gate */
     if (nbin < 0) {
@@ -381,6 +424,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
+    }
     /* 2. LNS (auto: 60% of the time left, lns: all of it; docs/lns.md); not started when
      * the time limit has passed (on graphs of thousands of nodes the portfolio can take it
      * all, and LNS's set-up alone, its bounds, takes 0.1-0.2 s there) */
@@ -433,6 +484,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
+    /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
+    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
+                              &lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
+        if (rc == 1) rc = XE_OK;
+        goto out;
+    }
     /* 3. the whole MILP: milp, auto after LNS, and any mode without a start schedule;
      * not started when the time limit has (nearly) passed */
     double milp_limit = xe_milp_limit_within(xe_plan_time_left(o, t_start)); /* its process ends in time */

@@ -17,6 +17,9 @@ static void *bound_main(void *arg)
     pthread_cond_signal(&b->cond);
     pthread_mutex_unlock(&b->lock);
     b->bound = xe_bsearch_run(b->search, b->deadline, &b->stop, &b->st); /* allocates nothing */
+    pthread_mutex_lock(&b->lock);
+    b->done = 1;
+    pthread_mutex_unlock(&b->lock);
     return NULL;
 }
 
@@ -74,4 +77,29 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
                      .bound = bound, .gap = NAN, .time = st->seconds, .milp_status = -1};
     xe_plan_emit(o, res, &r);
     return bound;
+}
+
+int xe_plan_bound_order(xe_plan_bound *b, int *order)
+{
+    if (!b->running || b->path_asked) return 0;
+    pthread_mutex_lock(&b->lock);
+    int done = b->done;
+    pthread_mutex_unlock(&b->lock);
+    if (!done) return 0;
+    b->path_asked = 1; /* the thread has returned: its search is the caller's to read */
+    if (b->st.stop != XE_BOUND_SEARCH_EXACT || !isfinite(b->bound)) return 0;
+    int drops = 0, rc = xe_bsearch_path(b->search, order, &drops);
+    if (rc == XE_ENOMEM) return XE_ENOMEM;
+    return rc == XE_OK && drops == 0;
+}
+
+int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)
+{
+    if (!b->running || !isfinite(incumbent)) return 0;
+    pthread_mutex_lock(&b->lock);
+    int done = b->done;
+    pthread_mutex_unlock(&b->lock);
+    if (!done || !isfinite(b->bound)) return 0;
+    double gap = xe_plan_rel_gap(incumbent, b->bound);
+    return isfinite(gap) && gap <= rel_gap;
 }

@@ -139,6 +139,8 @@ typedef struct xe_plan_bound {
     double deadline;            /* the call's time limit (xe_now() seconds; 0: none) */
     double bound;               /* seconds, once joined */
     xe_bound_search_stats st;
+    int done;                   /* the thread has returned (under lock) */
+    int path_asked;             /* xe_plan_bound_order has looked at its path */
 } xe_plan_bound;
 /* Starts the thread where it applies (b->running = 1); b must stay in place until
  * xe_plan_bound_finish. Not started (no row, no bound) when it does not apply or
@@ -148,6 +150,25 @@ void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_
  * res->bound_search_status) and returns its bound in seconds (a bound on every
  * schedule); -INFINITY when it did not run or found no finite bound. */
 double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res);
+/* Without waiting: 1 when the thread has returned having reached every node and the
+ * relaxed game's cheapest path has no drops (xe_bsearch_path): order[n] (caller-owned)
+ * then holds the path's order, in which every node computed once fits the budget (an
+ * optimal schedule: it costs the bound). 0 otherwise: still running, not exact, drops
+ * on the path, not started, or asked before (it answers 1 once). XE_ENOMEM (negative). */
+int xe_plan_bound_order(xe_plan_bound *b, int *order);
+/* Without waiting: 1 when the thread has returned and its bound proves a schedule of
+ * `incumbent` seconds optimal within rel_gap (xe_plan_rel_gap), so no later phase can
+ * gain; 0 otherwise. */
+int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
+/* plan.c's use of it at the phases' boundaries (plan_order.c): where the path has no
+ * drops and *best_cost is above every node once, the planner adopts that order
+ * (xe_plan_adopt_order) with every node once as its schedule (checkpoint-all of *in2,
+ * the instance relabelled in it, which replaces any low-peak order's; perm[n] its
+ * order), emits row "search-order" and returns 1: nothing can beat it. 0 when not;
+ * negative XE_E* with err set. */
+int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                         xe_plan_bound *bs, xe_instance **in2, int *perm, xe_stages *heur2, const xe_instance **cur,
+                         const xe_stages **best, double *best_cost, double *lb, double *lb_index, xe_err *err);
 
 /* plan_search.c */
 int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,

@@ -290,3 +290,51 @@ void xe_plan_adopt_order(const xe_instance *in2, const xe_stages *st, const char
     *lb_index = fmin(*lb_index, *lb);
     *lb = xe_bound_stage(in2);
 }
+
+int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                         xe_plan_bound *bs, xe_instance **in2, int *perm, xe_stages *heur2, const xe_instance **cur,
+                         const xe_stages **best, double *best_cost, double *lb, double *lb_index, xe_err *err)
+{
+    int n = in->g->n;
+    double once = xe_bound_cheapest(in);
+    if (o->no_reorder || !bs->running || bs->path_asked || !(*best_cost > once * (1 + 1e-12))) return 0;
+    double t0 = xe_now();
+    int *order = malloc((size_t)n * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
+    int a = xe_plan_bound_order(bs, order);
+    int64_t pk = a == 1 ? xe_order_peak(in->g, order) : -1;
+    xe_instance *in3 = NULL;
+    xe_stages st = {0};
+    xe_err e2 = {{0}};
+    int rc = a < 0 ? a : XE_OK;
+    if (a == 1 && pk >= 0 && pk <= in->dev[0].budget) { /* as the path says; checked all the same */
+        rc = xe_instance_permute(in, order, &in3, &e2);
+        int crc = rc == XE_OK ? xe_heur_checkpoint_all(in3, 0, &st, &e2) : rc;
+        if (crc == XE_ENOMEM) rc = XE_ENOMEM;
+        if (rc == XE_OK && crc == XE_OK) {
+            xe_stages_clear(heur2);
+            *heur2 = st;
+            xe_instance_free(*in2);
+            *in2 = in3;
+            memcpy(perm, order, (size_t)n * sizeof *perm);
+            if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(in->g);
+            res->peak_order = pk;
+            xe_plan_adopt_order(*in2, heur2, "search-order", t_start, res, cur, best, best_cost, lb, lb_index);
+            if (o->phase) o->phase(o->ctx, "search-order");
+            xe_plan_row r = {.method = "search-order",
+                             .status = "every node once in the search bound's order: optimal",
+                             .objective = *best_cost,
+                             .bound = once,
+                             .gap = xe_plan_rel_gap(*best_cost, once),
+                             .time = xe_now() - t0,
+                             .milp_status = -1};
+            xe_plan_emit(o, res, &r);
+            free(order);
+            return 1;
+        }
+        xe_instance_free(in3);
+        xe_stages_clear(&st);
+    }
+    free(order);
+    return rc == XE_ENOMEM ? xe_err_set(err, XE_ENOMEM, "plan: out of memory adopting the search bound's order") : 0;
+}

@@ -38,6 +38,7 @@ const char *xe_plan_name(const xe_plan_result *res)
         {"lns", "lns, low-peak order"},           {"milp", "milp, low-peak order"},
         {"descent", "descent, low-peak order"},   {"checkpoint-all", "checkpoint-all, low-peak order"},
         {"recompute-all", "recompute-all, low-peak order"},
+        {"search-order", "checkpoint-all, search-bound order"},
     };
     if (!res->reordered) return res->name;
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)

@@ -249,7 +249,9 @@ fi
 # (30 s: LNS, 60% of what is left, stops once it proves the optimum, 0.1 s in the release
 # build and 1.4 s in the ASan build alone, but 5.5 s did not suffice in the ASan build
 # beside another test under ctest -j2)
-"$xe" solve "$dg" --devices gpu --costs "$dc" --budget 34 --time-limit 30 -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+# (--no-bound-search: the search bound proves pebbling's 17 s optimal over every event
+# list at once, and the planner stops there, before descent; checked below)
+"$xe" solve "$dg" --devices gpu --costs "$dc" --budget 34 --time-limit 30 --no-bound-search -o "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "descent case, auto: a schedule" || bad "descent case auto: exit $rc: $(cat "$tmp/err")"
 if grep -qE '^descent +[0-9.]+ .*fits the budgets' "$tmp/out"; then ok "descent case: descent row fits"; else bad "descent case: descent row in: $(cat "$tmp/out")"; fi
@@ -257,6 +259,18 @@ if grep -qE '^lns +18\.000000 +18\.000000 +0\.000% .*optimal' "$tmp/out"; then o
 "$xe" simulate "$dg" "$tmp/d.json" --devices gpu --costs "$dc" --budget 34 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] && ok "descent case: simulate accepts the schedule" || bad "descent case simulate: exit $rc: $(cat "$tmp/err")"
+# the same case with the search bound: it ends (exact, 17 s) while pebbling's schedule
+# of 17 s (outside the stage structure, below the stage optimum 18 s) is in hand, so the
+# planner stops at the next phase boundary: proven optimal, no descent, LNS or MILP row
+"$xe" solve "$dg" --devices gpu --costs "$dc" --budget 34 --time-limit 30 -o "$tmp/d2.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -qE '^search-bound +- +17\.000000 .*optimum of the relaxed game' "$tmp/out" &&
+   grep -qE '^result: 17\.000000 s \(pebbling\), lower bound 17\.000000 s, gap 0\.000%: optimal' "$tmp/out" &&
+   ! grep -qE '^(descent|lns|milp) ' "$tmp/out"; then
+    ok "descent case: the search bound proves pebbling's 17 s and the planner stops"
+else
+    bad "descent case with the search bound: exit $rc: $(cat "$tmp/out")"
+fi
 # the schedule written is the cheapest the table shows: GoogLeNet at batch 32, 50%, where
 # the low-peak order's portfolio is under 1% cheaper than the graph order's (so the later
 # phases stay in the graph order) and was dropped before 2026-12-01 (0.029911 s written,

@@ -437,6 +437,70 @@ static void test_devices_bad_budget(void **state)
     assert_memory_equal(&r, &before, sizeof r);
 }
 
+/* A devices file with a NUL byte is refused, in both formats (the line reader dropped
+ * what followed it); a leading UTF-8 byte order mark is skipped, in both formats. */
+static void test_devices_nul_and_bom(void **state)
+{
+    const tmpdir *t = *state;
+    static const struct {
+        const char *name, *text;
+        size_t len;
+        int rc, ndev;
+        const char *needle;
+    } cases[] = {
+        {"nul.txt", "gpu0;GPU;0;1;80%\n\0cpu;CPU;0;1;400%\n", 35, XE_EPARSE, 0, ": byte 18: a NUL byte"},
+        {"nul.json", "{\"devices\": [\0]}", 16, XE_EPARSE, 0, ": byte 14: a NUL byte"},
+        {"bom.txt", "\xef\xbb\xbfgpu0;GPU;0;1;80%\ncpu;CPU;0;1;400%\n", 37, XE_OK, 2, NULL},
+        {"bom.json", "\xef\xbb\xbf{\"devices\": [{\"name\": \"gpu0\", \"kind\": \"gpu\", \"budget\": 100}]}", 64,
+         XE_OK, 1, NULL},
+        {"utf8.txt", "gpu\xce;GPU;0;1;80%\n", 17, XE_EPARSE, 0, "line 1: device name is not valid UTF-8"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char path[256];
+        tmp_file(t, cases[k].name, path, sizeof path);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(cases[k].text, 1, cases[k].len, f), cases[k].len);
+        fclose(f);
+        xe_recipe r;
+        xe_err err = {{0}};
+        int rc = xe_io_read_devices(path, &r, &err);
+        if (cases[k].rc) {
+            assert_fails_with(rc, cases[k].rc, &err, path, cases[k].needle);
+        } else {
+            assert_int_equal(rc, XE_OK);
+            assert_int_equal(r.ndev, cases[k].ndev);
+            assert_string_equal(r.name[0], "gpu0"); /* not "\xef\xbb\xbfgpu0" */
+        }
+        unlink(path);
+    }
+}
+
+/* Names that are not UTF-8 are refused when the graph is finalized (every graph, whatever
+ * reader built it), since every output is JSON. */
+static void test_graph_names_utf8(void **state)
+{
+    (void)state;
+    assert_true(xe_utf8_valid("conv0"));
+    assert_true(xe_utf8_valid("\xce\xb1-\xe2\x82\xac-\xf0\x9f\x98\x80")); /* alpha, euro, an emoji */
+    assert_false(xe_utf8_valid("conv\xce"));         /* cut short by the end */
+    assert_false(xe_utf8_valid("\xce" "0"));         /* a lead byte without continuation */
+    assert_false(xe_utf8_valid("\x80"));             /* a continuation byte first */
+    assert_false(xe_utf8_valid("\xc0\xaf"));         /* overlong */
+    assert_false(xe_utf8_valid("\xed\xa0\x80"));     /* a surrogate */
+    assert_false(xe_utf8_valid("\xf4\x90\x80\x80")); /* above U+10FFFF */
+    assert_false(xe_utf8_valid("\xff"));
+    xe_err err = {{0}};
+    xe_graph *g = xe_graph_new("g");
+    assert_non_null(g);
+    assert_int_equal(xe_graph_add_node(g, "a", "op", 0, 8, 0, 1.0, &err), 0);
+    assert_int_equal(xe_graph_add_node(g, "b\xce", "op", 0, 8, 0, 1.0, &err), 1);
+    assert_int_equal(xe_graph_add_edge(g, 0, 1, &err), XE_OK);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_EINVAL);
+    assert_string_equal(err.msg, "node 1: name is not valid UTF-8");
+    xe_graph_free(g);
+}
+
 static void test_parse_budget(void **state)
 {
     (void)state;
@@ -452,6 +516,11 @@ static void test_parse_budget(void **state)
         {"1.5 GB", XE_OK, 1500000000, 0}, /* decimal unit: 1.5 * 10^9 */
         {"2KiB", XE_OK, 2048, 0},        /* binary unit: 2 * 1024 */
         {"10.7b", XE_OK, 10, 0},         /* rounded down, units case-insensitive */
+        {"2.5KiB", XE_OK, 2560, 0},      /* a fraction with a unit */
+        {"80.5%", XE_OK, 0, 0.805},      /* a fractional percentage */
+        {"3000.0", XE_OK, 3000, 0},      /* a whole number written with a point */
+        {"1.5", XE_EINVAL, 0, 0},        /* bytes without unit must be whole (was 1 B) */
+        {"1e-3", XE_EINVAL, 0, 0},
         {"0%", XE_EINVAL, 0, 0},
         {"-5MB", XE_EINVAL, 0, 0},
         {"0.1", XE_EINVAL, 0, 0},        /* rounds down to 0 bytes */
@@ -749,6 +818,8 @@ int main(void)
         cmocka_unit_test(test_read_devices),
         cmocka_unit_test(test_devices_defaults),
         cmocka_unit_test(test_devices_bad_budget),
+        cmocka_unit_test_setup_teardown(test_devices_nul_and_bom, setup_tmp, teardown_tmp),
+        cmocka_unit_test(test_graph_names_utf8),
         cmocka_unit_test(test_parse_budget),
         cmocka_unit_test(test_costs_round_trip),
         cmocka_unit_test(test_costs_partial_ms),

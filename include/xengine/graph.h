@@ -41,6 +41,10 @@ typedef struct xe_graph {
     int cap_nodes, cap_edges; /* private: growth */
 } xe_graph;
 
+/* 1 when the NUL-terminated s is valid UTF-8 (no overlong form, no surrogate, nothing
+ * above U+10FFFF), else 0. Names read from files are checked with it where they enter. */
+int xe_utf8_valid(const char *s);
+
 /* New empty graph named `name` (copied; NULL means ""). Returns NULL when out of memory.
  * Free with xe_graph_free. */
 xe_graph *xe_graph_new(const char *name);
@@ -58,10 +62,12 @@ int xe_graph_add_node(xe_graph *g, const char *name, const char *op, int backwar
  * duplicates are merged and self-loops rejected at finalize. */
 int xe_graph_add_edge(xe_graph *g, int u, int v, xe_err *err);
 
-/* Checks and indexes the graph: rejects self-loops and cycles (XE_EINVAL, naming a node
- * on the cycle), and edges u -> v with u > v that do not form a cycle (XE_EINVAL: "not in
- * topological order"); a total of mem above XE_MAX_BYTES (XE_EINVAL); merges
- * duplicate edges; builds pred/succ CSR. Idempotent. */
+/* Checks and indexes the graph: rejects a graph, node or op name that is not valid UTF-8
+ * (XE_EINVAL: "node 3: name is not valid UTF-8"; every output file is JSON, which holds
+ * UTF-8 only), self-loops and cycles (XE_EINVAL, naming a node on the cycle), and edges
+ * u -> v with u > v that do not form a cycle (XE_EINVAL: "not in topological order"); a
+ * total of mem above XE_MAX_BYTES (XE_EINVAL); merges duplicate edges; builds pred/succ
+ * CSR. Idempotent. */
 int xe_graph_finalize(xe_graph *g, xe_err *err);
 
 /* Number of inputs / users of v (finalized graph). */

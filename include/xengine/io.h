@@ -36,7 +36,9 @@ int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err);
 int xe_io_write_graph(const char *path, const xe_graph *g, xe_err *err);
 
 /* Reads a devices file into a recipe (docs/formats.md: devices with name, kind, budget as
- * bytes or "NN%", speed; link bandwidth and latency; time_unit). */
+ * bytes or "NN%", speed; link bandwidth and latency; time_unit), JSON or the paper's
+ * lines. A leading UTF-8 byte order mark is skipped; a NUL byte anywhere is XE_EPARSE
+ * ("PATH: byte N: a NUL byte"). */
 int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err);
 
 /* Reads a costs file and overwrites in->cost / in->copy for the nodes and device pairs it
@@ -87,8 +89,8 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
                         xe_err *err);
 
 /* Parses a budget: "NN%" (sets *frac = NN/100, the fraction of the no-recomputation
- * peak) or a size: plain bytes "12345", or with a unit "500MB", "12GiB" (sets *bytes,
- * rounded down to whole bytes). Numbers are decimal ("0x1000", "inf" are refused).
+ * peak) or a size: plain bytes "12345" (a whole number: "1.5" is XE_EINVAL), or with a
+ * unit "500MB", "12GiB" (sets *bytes, rounded down to whole bytes). Numbers are decimal ("0x1000", "inf" are refused).
  * Exactly one of the two is set. XE_EPARSE when not of this form, XE_EINVAL when not
  * > 0 (a size below 1 byte); the message starts with `what` (a path or an option name).
  * A percentage that comes to less than 1 byte is refused when the instance is made. */

@@ -31,6 +31,10 @@ typedef struct xe_cli_inst_opts {
     int inference;       /* ONNX models: plan the inference graph instead of training */
 } xe_cli_inst_opts;
 
+/* 1 when arg (its first len bytes) is an option that takes a value in some command: -o
+ * or one of the long options (--budget, --output, ...). */
+int xe_cli_takes_value(const char *arg, size_t len);
+
 /* Parses --devices/--budget/--costs/--batch/--inference into o when argv[*i] is one of
  * them (advancing *i); returns 1 when consumed, 0 when not one of these, -1 on a
  * missing value. */
@@ -180,7 +184,8 @@ typedef struct xe_cli_json {
 int xe_cli_print_json(FILE *f, const xe_cli_json *j);
 
 /* 1 when arg is one of argv[1..argc): a flag looked up before parsing (--json, so that a
- * usage error still prints the JSON object). */
+ * usage error still prints the JSON object). The value of an option that takes one
+ * (xe_cli_takes_value) is skipped, never taken for the flag. */
 int xe_cli_has_arg(int argc, char **argv, const char *arg);
 
 /* A command that fails before its own output (its message already on stderr): with json,

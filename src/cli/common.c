@@ -37,6 +37,23 @@ static int parse_batch(const char *v, int64_t *b, xe_err *err)
     return XE_OK;
 }
 
+/* The long options that take a value, in every command (to keep in step with their
+ * parsers; a flag such as --json stays whole, and is refused as an unknown option with
+ * "=..." attached). */
+static const char *const value_opts[] = {"--batch",  "--batch-limit", "--budget", "--costs",  "--costs-out",
+                                         "--csv",    "--devices",     "--format", "--from",   "--gap",
+                                         "--method", "--out-dir",     "--output", "--plot",   "--repeat",
+                                         "--runs",   "--seed",        "--step",   "--threads", "--time-limit",
+                                         "--to",     "--warmup"};
+
+int xe_cli_takes_value(const char *arg, size_t len)
+{
+    if (len == 2 && !strncmp(arg, "-o", 2)) return 1;
+    for (size_t k = 0; k < sizeof value_opts / sizeof *value_opts; k++)
+        if (strlen(value_opts[k]) == len && !strncmp(arg, value_opts[k], len)) return 1;
+    return 0;
+}
+
 int xe_cli_inst_arg(int argc, char **argv, int *i, xe_cli_inst_opts *o)
 {
     const char *a = argv[*i];

@@ -110,8 +110,10 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
 
 int xe_cli_has_arg(int argc, char **argv, const char *arg)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], arg)) return 1;
+        if (xe_cli_takes_value(argv[i], strlen(argv[i]))) i++; /* "-o --json": -o's value, not the flag */
+    }
     return 0;
 }
 

@@ -33,24 +33,6 @@ static void usage(FILE *f)
             "(also: gnuplot missing or failing in plot)\n");
 }
 
-/* The long options that take a value, in every command (to keep in step with their
- * parsers; a flag such as --json stays whole, and is refused as an unknown option with
- * "=..." attached). */
-static const char *const value_opts[] = {"--batch",  "--batch-limit", "--budget", "--costs",  "--costs-out",
-                                         "--csv",    "--devices",     "--format", "--from",   "--gap",
-                                         "--method", "--out-dir",     "--output", "--plot",   "--repeat",
-                                         "--runs",   "--seed",        "--step",   "--threads", "--time-limit",
-                                         "--to",     "--warmup"};
-
-/* 1 when arg (len bytes of it) is one of value_opts, or -o. */
-static int takes_value(const char *arg, size_t len)
-{
-    if (len == 2 && !strncmp(arg, "-o", 2)) return 1;
-    for (size_t k = 0; k < sizeof value_opts / sizeof *value_opts; k++)
-        if (strlen(value_opts[k]) == len && !strncmp(arg, value_opts[k], len)) return 1;
-    return 0;
-}
-
 /* argv with every "--name=value" after the command split into "--name" "value" where
  * --name takes a value and the argument is not itself the value of the option before it
  * (the commands parse the separate form only: "--budget=50%" was an unknown option). Into
@@ -68,8 +50,8 @@ static char **split_long_opts(int argc, char **argv, int *out_argc, char ***name
     int k = 0, m = 0;
     for (int i = 0; i < argc; i++) {
         const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
-        int is_value = i >= 3 && takes_value(argv[i - 1], strlen(argv[i - 1]));
-        if (!eq || is_value || !takes_value(argv[i], (size_t)(eq - argv[i]))) {
+        int is_value = i >= 3 && xe_cli_takes_value(argv[i - 1], strlen(argv[i - 1]));
+        if (!eq || is_value || !xe_cli_takes_value(argv[i], (size_t)(eq - argv[i]))) {
             v[k++] = argv[i];
             continue;
         }
@@ -119,6 +101,46 @@ static int dispatch(int argc, char **argv)
     return XE_EXIT_USAGE;
 }
 
+/* 1 when v, given as the value of an option, is an option itself: "--anything", or one of
+ * the short flags (-o, -q, -v, -h). A negative number ("-5") is left to the option. */
+static int looks_like_option(const char *v)
+{
+    if (v[0] == '-' && v[1] == '-' && v[2]) return 1;
+    return !strcmp(v, "-o") || !strcmp(v, "-q") || !strcmp(v, "-v") || !strcmp(v, "-h");
+}
+
+/* An option that takes a value followed by another option ("-o --json", "--budget -q")
+ * is a forgotten value: refused here, once for every command, before the command reads
+ * "--json" both as -o's file name and as its own flag. A value that starts with "--"
+ * can still be given attached: --output=--json. Returns 0, or prints the usage error
+ * (and, for solve, simulate and sweep with a real --json, the JSON object) and returns
+ * the exit code. */
+static int check_values(int argc, char **argv)
+{
+    for (int i = 2; i + 1 < argc; i++) {
+        if (!xe_cli_takes_value(argv[i], strlen(argv[i]))) continue;
+        if (looks_like_option(argv[i + 1])) {
+            fprintf(stderr, "xengine: error: %s needs a value; found the option '%s' (a value that looks like an "
+                            "option goes after '=': %s=VALUE)\n",
+                    argv[i], argv[i + 1], !strcmp(argv[i], "-o") ? "--output" : argv[i]);
+            const char *cmd = argv[1], *pos[2] = {NULL, NULL};
+            int npos = 0;
+            for (int k = 2; k < argc; k++) { /* the positional arguments: GRAPH [SCHEDULE] */
+                if (xe_cli_takes_value(argv[k], strlen(argv[k]))) k++;
+                else if (argv[k][0] != '-' && npos < 2) pos[npos++] = argv[k];
+            }
+            int json = xe_cli_has_arg(argc - 1, argv + 1, "--json");
+            if (!strcmp(cmd, "solve") || !strcmp(cmd, "sweep"))
+                xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], NULL);
+            else if (!strcmp(cmd, "simulate"))
+                xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], pos[1]);
+            return XE_EXIT_USAGE;
+        }
+        i++; /* the value */
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int n = 0, nnames = 0;
@@ -128,7 +150,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "xengine: error: out of memory\n");
         return XE_EXIT_INTERNAL;
     }
-    int code = dispatch(n, v);
+    int code = argc > 2 && argv[1][0] != '-' ? check_values(argc, argv) : 0;
+    if (!code) code = dispatch(n, v);
     for (int i = 0; i < nnames; i++) free(names[i]);
     free(names);
     free(v);

@@ -14,20 +14,24 @@ void xe_cli_model_free(xe_cli_model *m)
     memset(m, 0, sizeof *m);
 }
 
+/* --threads (its form checked by xe_cli_check_threads): one count per device. A count
+ * list that does not match the devices is a bad option value (exit 1), like --threads 0. */
 static int parse_threads(const char *s, int ndev, int *threads, xe_err *err)
 {
+    int n = 1;
+    for (const char *c = s; *c; c++) n += *c == ',';
+    if (n != ndev)
+        return xe_err_set(err, XE_EINVAL, "--threads: '%s' gives %d thread count%s for %d device%s (one per device, "
+                                          "comma-separated)", s, n, n == 1 ? "" : "s", ndev, ndev == 1 ? "" : "s");
     const char *p = s;
     for (int d = 0; d < ndev; d++) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 4096)
-            return xe_err_set(err, XE_EINVAL, "--threads: '%s' is not one whole number >= 1 per device (%d)", s, ndev);
+        if (end == p || v < 1 || v > 4096 || (*end && *end != ','))
+            return xe_err_set(err, XE_EINVAL, "--threads: '%s' is not a list of whole numbers from 1 to 4096", s);
         threads[d] = (int)v;
-        p = end;
-        if (d + 1 < ndev && *p++ != ',')
-            return xe_err_set(err, XE_EINVAL, "--threads: '%s' needs %d comma-separated counts", s, ndev);
+        p = *end ? end + 1 : end;
     }
-    if (*p) return xe_err_set(err, XE_EINVAL, "--threads: '%s' has more counts than the %d devices", s, ndev);
     return XE_OK;
 }
 
@@ -58,7 +62,7 @@ int xe_cli_model_load(const xe_cli_inst_opts *o, const char *threads, xe_cli_mod
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_cli_model_free(m);
-        return xe_cli_exit_code(rc);
+        return XE_EXIT_USAGE; /* a value on the command line */
     }
     return XE_EXIT_OK;
 }

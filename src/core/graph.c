@@ -13,6 +13,35 @@ static char *dup_str(const char *s)
     return p;
 }
 
+int xe_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        int n;
+        unsigned min;
+        if (c < 0x80) {
+            p++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            n = 1, min = 0x80, c &= 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 2, min = 0x800, c &= 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 3, min = 0x10000, c &= 0x07;
+        } else {
+            return 0; /* a continuation byte first, or 0xf8..0xff */
+        }
+        for (int k = 1; k <= n; k++) {
+            if ((p[k] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
+            c = (c << 6) | (p[k] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
 xe_graph *xe_graph_new(const char *name)
 {
     xe_graph *g = calloc(1, sizeof *g);
@@ -123,6 +152,15 @@ static int cmp_edge(const void *a, const void *b)
 int xe_graph_finalize(xe_graph *g, xe_err *err)
 {
     if (g->finalized) return XE_OK;
+    /* names go into JSON files (schedules, graphs, costs), which hold UTF-8 only: refused
+     * here, when the graph is read, not when the output is written after the work */
+    if (!xe_utf8_valid(g->name)) return xe_err_set(err, XE_EINVAL, "the graph's name is not valid UTF-8");
+    for (int v = 0; v < g->n; v++) {
+        if (!xe_utf8_valid(g->nodes[v].name))
+            return xe_err_set(err, XE_EINVAL, "node %d: name is not valid UTF-8", v);
+        if (!xe_utf8_valid(g->nodes[v].op))
+            return xe_err_set(err, XE_EINVAL, "node %d: op is not valid UTF-8", v);
+    }
     int64_t total = 0;
     for (int v = 0; v < g->n; v++) {
         total += g->nodes[v].mem; /* each <= 2^53: no overflow before the check below */

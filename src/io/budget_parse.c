@@ -19,8 +19,9 @@ static const struct {
     {"PiB", 1125899906842624.0}, {"EiB", 1152921504606846976.0},
 };
 
-/* "NN%" or a size such as "12345", "500MB", "12GiB", "12.5 GiB" (io.h). A size is
- * rounded down to whole bytes and must be 1 byte .. 9.2e18 bytes. */
+/* "NN%" or a size such as "12345", "500MB", "12GiB", "12.5 GiB" (io.h). A number without
+ * unit is a count of bytes and must be whole ("1.5" is refused, as a devices file's
+ * numeric 1.5); a size with a unit is rounded down to whole bytes. 1 byte .. 9.2e18 bytes. */
 int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac, xe_err *err)
 {
     char *end;
@@ -38,6 +39,10 @@ int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *
     }
     for (size_t i = 0; i < sizeof size_units / sizeof size_units[0]; i++) {
         if (strcasecmp(end, size_units[i].unit) != 0) continue;
+        if (!*end && x != floor(x))
+            return xe_err_set(err, XE_EINVAL,
+                              "%s: budget \"%s\" is not a whole number of bytes (use a unit, \"1.5GiB\", or \"NN%%\")",
+                              what, s);
         double b = floor(x * size_units[i].bytes);
         if (!(b >= 1))
             return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" must be at least 1 byte", what, s);

@@ -79,10 +79,10 @@ static int read_device(const char *path, int d, const json_t *o, xe_recipe *r, x
     return rc;
 }
 
-static int read_devices(const char *path, xe_recipe *out, xe_err *err)
+static int read_devices(const char *path, const char *data, size_t len, xe_recipe *out, xe_err *err)
 {
     json_t *root;
-    int rc = xe_json_load(path, &root, err);
+    int rc = xe_json_load_buffer(path, data, len, &root, err);
     if (rc) return rc;
     xe_recipe r;
     memset(&r, 0, sizeof r);
@@ -164,6 +164,8 @@ static int read_line(const char *path, int line, char *text, int d, xe_recipe *r
     if (!f[0][0] || strlen(f[0]) >= sizeof r->name[d] || xe_io_has_control(f[0]))
         return xe_err_set(err, XE_EPARSE, "%s: line %d: device name must have 1 to %zu printable characters", path,
                           line, sizeof r->name[d] - 1);
+    if (!xe_utf8_valid(f[0])) /* the name goes into schedule files, which are JSON */
+        return xe_err_set(err, XE_EPARSE, "%s: line %d: device name is not valid UTF-8", path, line);
     snprintf(r->name[d], sizeof r->name[d], "%s", f[0]);
     if (strcasecmp(f[1], "gpu") == 0) r->kind[d] = XE_DEV_GPU;
     else if (strcasecmp(f[1], "cpu") == 0) r->kind[d] = XE_DEV_CPU;
@@ -190,29 +192,31 @@ static int read_line(const char *path, int line, char *text, int d, xe_recipe *r
     return XE_OK;
 }
 
-static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
+/* The lines of text (NUL-terminated, no NUL inside; modified in place). */
+static int read_lines(const char *path, char *text, xe_recipe *out, xe_err *err)
 {
+    enum { MAX_LINE = 1022 }; /* characters, without the newline */
     xe_recipe r;
     memset(&r, 0, sizeof r);
     r.bandwidth = 16e9;
     r.latency = 1e-5;
     r.time_unit = XE_PRESET_TIME_UNIT; /* as the presets: graph costs read as milliseconds */
-    char buf[1024];
     int line = 0, rc = XE_OK;
-    while (!rc && fgets(buf, sizeof buf, f)) {
+    for (char *buf = text; !rc && *buf;) {
         line++;
-        size_t n = strlen(buf);
-        if (n == sizeof buf - 1 && buf[n - 1] != '\n' && !feof(f))
-            return xe_err_set(err, XE_EPARSE, "%s: line %d: longer than %zu characters", path, line, sizeof buf - 2);
-        if (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+        char *nl = strchr(buf, '\n');
+        char *next = nl ? nl + 1 : buf + strlen(buf);
+        if (nl) *nl = '\0';
+        if (strlen(buf) > MAX_LINE)
+            return xe_err_set(err, XE_EPARSE, "%s: line %d: longer than %d characters", path, line, (int)MAX_LINE);
         char *hash = strchr(buf, '#');
         if (hash) *hash = '\0';
         char *t = trim(buf);
+        buf = next;
         if (!*t) continue;
         rc = read_line(path, line, t, r.ndev, &r, err);
         if (!rc) r.ndev++;
     }
-    if (!rc && ferror(f)) rc = xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(errno));
     if (!rc && r.ndev == 0)
         rc = xe_err_set(err, XE_EPARSE, "%s: no device: neither JSON nor lines name;type;id;streams;budget_bytes",
                         path);
@@ -220,21 +224,27 @@ static int read_lines(const char *path, FILE *f, xe_recipe *out, xe_err *err)
     return rc;
 }
 
-/* JSON when the first character that is not blank is '{', the line format otherwise. */
+/* A leading UTF-8 byte order mark is skipped; then JSON when the first character that is
+ * not blank is '{', the line format otherwise. A NUL byte anywhere is refused (the line
+ * reader stopped at it, dropping the rest of its line and the devices after it). */
 int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
-    int c;
-    do c = fgetc(f);
-    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
-    int rc;
-    if (c == '{') {
-        rc = read_devices(path, out, err);
-    } else {
-        rewind(f);
-        rc = read_lines(path, f, out, err);
+    char *data;
+    size_t len;
+    int rc = xe_io_read_all(path, &data, &len, err);
+    if (rc) return rc;
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        rc = xe_err_set(err, XE_EPARSE, "%s: byte %zu: a NUL byte (a devices file is text)", path,
+                        (size_t)(nul - data) + 1);
+        free(data);
+        return rc;
     }
-    fclose(f);
+    size_t bom = xe_io_bom_len(data, len);
+    const char *c = data + bom;
+    while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r') c++;
+    if (*c == '{') rc = read_devices(path, data + bom, len - bom, out, err);
+    else rc = read_lines(path, data + bom, out, err);
+    free(data);
     return rc;
 }

@@ -4,23 +4,60 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int xe_json_load(const char *path, json_t **out, xe_err *err)
+int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err)
 {
-    *out = NULL;
+    *data = NULL;
+    *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
-    json_error_t jerr;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr); /* a repeated key is an error, not "last wins" */
-    int rd_err = ferror(f);
-    int rd_errno = errno;
+    size_t cap = 1 << 14, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
+    }
+    for (;;) { /* to the end: a pipe or /dev/stdin has no size to ask for */
+        if (cap - n < 2) {
+            char *p = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!p) {
+                free(buf);
+                fclose(f);
+                return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
+            }
+            buf = p;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int rd_err = ferror(f), rd_errno = errno;
     fclose(f);
     if (rd_err) {
-        json_decref(root);
+        free(buf);
         return xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(rd_errno));
     }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return XE_OK;
+}
+
+size_t xe_io_bom_len(const char *data, size_t len)
+{
+    return len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
+int xe_json_load_buffer(const char *path, const char *data, size_t len, json_t **out, xe_err *err)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr); /* a repeated key is an error, not "last wins" */
     if (!root) {
         if (json_error_code(&jerr) == json_error_out_of_memory)
             return xe_err_set(err, XE_ENOMEM, "%s: out of memory while parsing", path);
@@ -36,6 +73,19 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     }
     *out = root;
     return XE_OK;
+}
+
+int xe_json_load(const char *path, json_t **out, xe_err *err)
+{
+    *out = NULL;
+    char *data;
+    size_t len;
+    int rc = xe_io_read_all(path, &data, &len, err);
+    if (rc) return rc;
+    size_t bom = xe_io_bom_len(data, len); /* a UTF-8 byte order mark, as some editors write: skipped */
+    rc = xe_json_load_buffer(path, data + bom, len - bom, out, err);
+    free(data);
+    return rc;
 }
 
 int xe_json_batch(const char *path, const json_t *obj, const char *label, int64_t *batch, xe_err *err)

@@ -14,10 +14,21 @@
 
 #include "xengine/error.h"
 
-/* Loads the JSON document at path. XE_EIO when the file cannot be opened or read,
- * XE_EPARSE (with jansson's line and column) when it is not JSON, or when the top level
- * is not an object. On XE_OK the caller owns *out (json_decref). */
+/* Loads the JSON document at path (a leading UTF-8 byte order mark is skipped). XE_EIO
+ * when the file cannot be opened or read, XE_EPARSE (with jansson's line and column) when
+ * it is not JSON, or when the top level is not an object. On XE_OK the caller owns *out
+ * (json_decref). */
 int xe_json_load(const char *path, json_t **out, xe_err *err);
+
+/* The same for the len bytes at data, read from path (for the messages). */
+int xe_json_load_buffer(const char *path, const char *data, size_t len, json_t **out, xe_err *err);
+
+/* Reads the whole file at path (a pipe too) into *data (malloc'd, NUL-terminated after
+ * its *len bytes; the caller frees it). XE_EIO (cannot open or read), XE_ENOMEM. */
+int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err);
+
+/* 3 when data (len bytes) starts with a UTF-8 byte order mark (EF BB BF), else 0. */
+size_t xe_io_bom_len(const char *data, size_t len);
 
 /* Checks the optional "format" string of a top-level object: absent is accepted when
  * `required` is 0; present and different from `expected` is XE_EPARSE. */

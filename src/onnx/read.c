@@ -617,6 +617,23 @@ static int read_node(rd *r, const node_t *n, size_t k)
     return read_attrs(r, n, nm, &r->net->op[op]);
 }
 
+/* The names the reader passes on to the graph (nodes' names; their operators' names
+ * are checked too, as they are quoted) must be UTF-8: the graph and its schedules are
+ * written as JSON, which holds nothing else. Checked before anything is read, so that the
+ * message names the file and the node, not the output written after the solve. (Tensor
+ * names stay in the network; xe_graph_finalize checks every name that reaches a graph.) */
+static int check_names(rd *r)
+{
+    for (size_t k = 0; k < r->g->n_node; k++) {
+        const node_t *n = r->g->node[k];
+        if (n->name && !xe_utf8_valid(n->name))
+            return xe_err_set(r->err, XE_EPARSE, "%s: node %zu: name is not valid UTF-8", r->path, k);
+        if (n->op_type && !xe_utf8_valid(n->op_type))
+            return xe_err_set(r->err, XE_EPARSE, "%s: node %zu: op_type is not valid UTF-8", r->path, k);
+    }
+    return XE_OK;
+}
+
 static int read_model(rd *r, const model_t *m, int64_t batch)
 {
     if (!m->graph) return xe_err_set(r->err, XE_EPARSE, "%s: not an ONNX model: no graph", r->path);
@@ -627,6 +644,7 @@ static int read_model(rd *r, const model_t *m, int64_t batch)
             r->opset = os->version;
     }
     if (r->g->n_node == 0) return xe_err_set(r->err, XE_EPARSE, "%s: not an ONNX model: the graph has no nodes", r->path);
+    TRY(check_names(r));
     TRY(read_inputs(r, batch));
     for (size_t k = 0; k < r->g->n_node; k++) TRY(read_node(r, r->g->node[k], k));
     for (size_t o = 0; o < r->g->n_output; o++) {
@@ -651,6 +669,9 @@ static void base_name(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%s", b);
     size_t l = strlen(buf);
     if (l > 5 && strcmp(buf + l - 5, ".onnx") == 0) buf[l - 5] = 0;
+    if (!xe_utf8_valid(buf)) /* the graph's name, written into JSON files: a file name */
+        for (char *p = buf; *p; p++) /* in another encoding becomes ASCII, not an error */
+            if ((unsigned char)*p >= 0x80) *p = '_';
 }
 
 int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64_t batch, xe_net **out,

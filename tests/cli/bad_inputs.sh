@@ -125,5 +125,77 @@ for bad in -5 '"abc"' 1e300; do
   expect "sim-stated-budget-$shown" 2 "badbudget.json: device 0 ('gpu'): budget \"\\{0,1\}$shown\"\\{0,1\} is not a whole number of bytes" -- simulate tests/data/tiny_graph.json "$tmp/badbudget.json" --devices gpu --budget 3000
 done
 
+# check NAME CONDITION-COMMAND...: one pass or fail for a case not of expect's form
+check() {
+  local name=$1
+  shift
+  if "$@" >/dev/null 2>&1; then passes=$((passes + 1)); echo "ok   $name"; else fails=$((fails + 1)); echo "FAIL $name"; fi
+}
+
+# a node name that is not UTF-8 (byte 0xCE patched into "conv0" of tiny_ops.onnx): refused
+# when the model is read, naming the model and the node, not after the solve with exit 5
+# and the output file's name ("cannot build the JSON") as before 2026-12-02
+cp tests/data/onnx/tiny_ops.onnx "$tmp/badname.onnx"
+off=$(grep -obUa conv0 "$tmp/badname.onnx" | head -n 1 | cut -d: -f1)
+printf '\316' | dd of="$tmp/badname.onnx" bs=1 seek=$((off + 1)) conv=notrunc status=none
+expect onnx-name-not-utf8 2 "badname.onnx: node 0: name is not valid UTF-8" -- solve "$tmp/badname.onnx" -q -o "$tmp/out.json"
+expect export-onnx-name-not-utf8 2 "badname.onnx: node 0: name is not valid UTF-8" -- export-graph "$tmp/badname.onnx" -o "$tmp/out.json"
+# the same name in a devices file of lines
+printf 'gpu\3160;GPU;0;1;80%%\n' >"$tmp/dev_utf8.txt"
+expect devices-name-not-utf8 2 "dev_utf8.txt: line 1: device name is not valid UTF-8" -- solve tests/data/tiny_graph.json --devices "$tmp/dev_utf8.txt" -q -o "$tmp/out.json"
+
+# a NUL byte in a devices file: refused with its place (the line reader silently dropped
+# everything after it before 2026-12-02: here the cpu device), in either format
+printf 'gpu0;GPU;0;1;80%%\n\0cpu;CPU;0;1;400%%\n' >"$tmp/dev_nul.txt"
+expect devices-nul-lines 2 "dev_nul.txt: byte 18: a NUL byte" -- solve tests/data/tiny_graph.json --devices "$tmp/dev_nul.txt" -q -o "$tmp/out.json"
+{ head -c 20 tests/data/tiny_devices.json; printf '\0'; tail -c +21 tests/data/tiny_devices.json; } >"$tmp/dev_nul.json"
+expect devices-nul-json 2 "dev_nul.json: byte 21: a NUL byte" -- solve tests/data/tiny_graph.json --devices "$tmp/dev_nul.json" -q -o "$tmp/out.json"
+
+# a UTF-8 byte order mark before a devices file (JSON or lines) or a graph is skipped: the
+# JSON devices file was read as lines before 2026-12-02 ("line 1: 1 fields"), and in the
+# line format the mark became part of the first device's name
+{ printf '\357\273\277'; cat tests/data/tiny_devices.json; } >"$tmp/dev_bom.json"
+check devices-bom-json "$xe" solve tests/data/tiny_graph.json --devices "$tmp/dev_bom.json" --heuristic-only -q -o "$tmp/bom.json"
+printf '\357\273\277gpu0;GPU;0;1;80%%\ncpu;CPU;0;1;400%%\n' >"$tmp/dev_bom.txt"
+"$xe" solve tests/data/tiny_graph.json --devices "$tmp/dev_bom.txt" --heuristic-only -q -o "$tmp/bom.json" >/dev/null 2>&1
+check devices-bom-lines grep -q '"name": "gpu0"' "$tmp/bom.json"
+{ printf '\357\273\277'; cat tests/data/tiny_graph.json; } >"$tmp/graph_bom.json"
+check graph-bom "$xe" solve "$tmp/graph_bom.json" --heuristic-only -q -o "$tmp/bom.json"
+rm -f "$tmp/bom.json"
+
+# an option's forgotten value that is another option is refused (exit 1, one line), not
+# read twice: "-o --json" wrote a file named --json and turned --json on, "--budget --json"
+# printed the usage error and a JSON object (before 2026-12-02)
+xe_abs=$xe
+case $xe in /*) ;; *) xe_abs=$PWD/$xe ;; esac
+(cd "$tmp" && "$xe_abs" solve "$OLDPWD/tests/data/tiny_graph.json" -q -o --json >stdout 2>stderr)
+rc=$?
+check output-is-option test $rc -eq 1 -a "$(cat "$tmp/stderr")" = "xengine: error: -o needs a value; found the option '--json' (a value that looks like an option goes after '=': --output=VALUE)"
+check output-is-option-no-file test ! -e "$tmp/--json"
+check output-is-option-no-json test ! -s "$tmp/stdout"
+rm -f "$tmp/--json"
+expect budget-is-option 1 "\-\-budget needs a value; found the option '--json'" -- solve tests/data/tiny_graph.json --budget --json -o "$tmp/out.json"
+check budget-is-option-no-json test ! -s "$tmp/stdout"
+expect simulate-budget-is-option 1 "\-\-budget needs a value; found the option '-q'" -- simulate tests/data/tiny_graph.json x.json --budget -q
+# attached with '=', such a value is taken as it is (a file named --json), once
+(cd "$tmp" && "$xe_abs" solve "$OLDPWD/tests/data/tiny_graph.json" --heuristic-only -q --output=--json >stdout 2>stderr)
+check output-attached-literal test -s "$tmp/--json"
+check output-attached-no-json test -s "$tmp/stdout" -a "$(grep -c '"command"' "$tmp/stdout")" = 0
+rm -f "$tmp/--json"
+
+# a byte count without unit must be whole, as in a devices file ("budget": 1.5 is refused):
+# --budget 1.5 was rounded down to 1 byte before 2026-12-02; with a unit it rounds down
+expect budget-fraction 1 "\-\-budget: budget \"1.5\" is not a whole number of bytes" -- solve tests/data/tiny_graph.json --budget 1.5 -o "$tmp/out.json"
+check budget-fraction-unit "$xe" solve tests/data/tiny_graph.json --budget 2.9KiB --heuristic-only -q -o "$tmp/unit.json"
+rm -f "$tmp/unit.json"
+
+# an impossible budget on a long chain (50,000 nodes of 100 B: every footprint 200 B, the
+# exact minimum) still gets its smallest budget: before 2026-12-02 the hint built
+# checkpoint-all's n x n stage matrices first (9 s on 20,000 nodes, past the 2-s limit;
+# at 50,000 nodes no hint at all)
+python3 -c 'import json,sys; n=50000; json.dump({"format": "xengine-graph", "version": 1, "name": "chain", "nodes": [{"name": "n%d" % i, "mem": 100, "cost": 1} for i in range(n)], "edges": [[i, i + 1] for i in range(n - 1)]}, open(sys.argv[1], "w"))' "$tmp/chain50000.json"
+expect chain-infeasible-hint 3 "chain50000.json: budget 100 B on gpu is infeasible.*smallest budget that admits any schedule is 200 B" -- solve "$tmp/chain50000.json" --devices gpu --budget 50% --time-limit 2 -o "$tmp/out.json"
+rm -f "$tmp/chain50000.json"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

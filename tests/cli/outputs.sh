@@ -76,6 +76,10 @@ expect export-batch-zero 1 "^xengine: error: --batch: '0' is not a whole number"
 expect profile-batch-zero 1 "^xengine: error: --batch: '0' is not a whole number" -- profile "$r18" --batch 0 -o e.json
 expect profile-threads-zero 1 "^xengine: error: --threads: '0' is not a list of whole numbers" -- profile "$r18" --threads 0 -o e.json
 expect run-threads-abc 1 "^xengine: error: --threads: 'a,b' is not a list" -- run "$r18" x.json --threads a,b
+# counts that do not match the devices: a bad value too (exit 2 before 2026-12-02, "than
+# the 1 devices")
+expect profile-threads-too-many 1 "^xengine: error: --threads: '1,2,3' gives 3 thread counts for 1 device (one per device" -- profile "$r18" --threads 1,2,3 -o e.json
+expect run-threads-too-few 1 "^xengine: error: --threads: '1' gives 1 thread count for 2 devices" -- run "$r18" x.json --devices gpu+cpu --threads 1
 expect sweep-from-abc 1 "^xengine: error: --from: 'abc' is not a percentage" -- sweep "$g" --from abc
 expect sweep-time-limit-abc 1 "^xengine: error: --time-limit: 'abc' is not a number" -- sweep "$g" --time-limit abc
 expect sweep-time-limit-hex 1 "^xengine: error: --time-limit: '0x1' is not a number" -- sweep "$g" --time-limit 0x1

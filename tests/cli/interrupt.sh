@@ -4,7 +4,7 @@
 # The main job's instance (ResNet-18, batch 32, GPU + CPU, GPU at 50%), whose LNS runs
 # to any time limit (gap 0.97%), given 300 s and interrupted one second into LNS:
 #   - the process ends within 5 s of the signal, exit 0, no solver process left behind;
-#   - stderr says "interrupted after ... keeping the best schedule found so far";
+#   - stderr says "interrupted; stopped after ... keeping the best schedule found so far";
 #   - the LNS row says "interrupted", and no MILP runs after it;
 #   - the schedule file is written and `xengine simulate` finds it valid;
 # and a background job whose SIGINT is ignored (no job control) keeps ignoring it.
@@ -52,7 +52,7 @@ for f in /proc/[0-9]*/cmdline; do
 done
 check "no solver process left behind" test -z "$left"
 check "stderr: interrupted, keeping the best schedule" \
-  grep -q "^xengine: .*resnet18.onnx: interrupted after .* s: keeping the best schedule found so far$" "$tmp/err"
+  grep -q "^xengine: .*resnet18.onnx: interrupted; stopped after .* s: keeping the best schedule found so far$" "$tmp/err"
 check "the LNS row says interrupted" grep -q '^lns .* interrupted$' "$tmp/out"
 check "no MILP after it (a milp row, if any, says not run (interrupted))" \
   test "$(grep '^milp' "$tmp/out" | grep -vc 'not run (interrupted)$')" -eq 0
@@ -106,7 +106,7 @@ if [ -r "$n250" ]; then
   check "portfolio interrupted: exit 4 (got $code)" test "$code" -eq 4
   check "portfolio interrupted: no later phase ran" test "$(grep -cE '^(pebbling|reorder|orders) ' "$tmp/out3")" -eq 0
   check "portfolio interrupted: the message says so" \
-    grep -q "no schedule found before the interrupt after .* (the heuristic portfolio was interrupted before it found one)" "$tmp/err3"
+    grep -q "no schedule found before the interrupt (stopped after .* s) (the heuristic portfolio was interrupted before it found one)" "$tmp/err3"
   check "portfolio interrupted: nothing written" test ! -e "$tmp/p.json"
 else
   echo "skip portfolio interrupt: $n250 not found"

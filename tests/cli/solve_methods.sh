@@ -135,6 +135,19 @@ fi
 # one byte below which the budget is again proven infeasible
 n100=$shared/random_layered_n100.json
 if [ -r "$n100" ]; then
+    # a baseline that does not fit gets the smallest budget, and exit 3 where no schedule
+    # of any form fits (50%: the exact minimum is 25050 B, 54.1%); exit 4 where one does
+    "$xe" solve "$n100" --devices gpu --budget 50% --method chen-sqrt -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq 3 ] && grep -q "chen-sqrt does not fit: .*the smallest budget that admits any schedule is 24.46 KiB (25050 B)" "$tmp/err" && [ ! -e "$tmp/n.json" ]; then
+        ok "n100 50% chen-sqrt: exit 3, smallest budget 25050 B"
+    else
+        bad "n100 50% chen-sqrt: exit $rc: $(cat "$tmp/err")"
+    fi
+    "$xe" solve "$n100" --devices gpu --budget 70% --method chen-sqrt -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 4 ] && grep -q "smallest budget that admits any schedule is 24.46 KiB" "$tmp/err" &&
+        ok "n100 70% chen-sqrt: exit 4 with the smallest budget" || bad "n100 70% chen-sqrt: exit $rc: $(cat "$tmp/err")"
     "$xe" solve "$n100" --devices gpu --budget 55% --method heuristic -o "$tmp/n.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 0 ] && ok "n100 55%: a schedule (exit 0)" || bad "n100 55%: exit $rc: $(cat "$tmp/err")"

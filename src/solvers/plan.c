@@ -27,6 +27,19 @@ static double plan_incumbent(const xe_plan_result *res, double best_cost, const 
     return c;
 }
 
+/* At a phase boundary: 1 when the ended search bound gives an optimal schedule (adopted,
+ * xe_plan_search_order) or proves the cheapest schedule in hand within the gap
+ * (xe_plan_bound_proves), so the caller stops; 0 to go on; negative XE_E* on error. */
+static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                             xe_plan_bound *bs, xe_instance **in2, int *perm, xe_stages *heur2,
+                             const xe_instance **cur, const xe_stages **best, double *best_cost, double *lb,
+                             double *lb_index, const xe_plan_aside *aside, xe_err *err)
+{
+    int rc = xe_plan_search_order(in, o, res, t_start, bs, in2, perm, heur2, cur, best, best_cost, lb, lb_index, err);
+    if (rc == 0 && xe_plan_bound_proves(bs, plan_incumbent(res, *best_cost, aside), o->rel_gap)) rc = 1;
+    return rc;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -154,9 +167,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     rc = XE_OK;
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;
@@ -197,9 +209,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;
@@ -272,9 +283,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         rc = XE_OK;
     }
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;
@@ -362,9 +372,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;
@@ -425,9 +434,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;
@@ -485,9 +493,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
-    rc = xe_plan_search_order(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb,
-                              &lb_index, err);
-    if (rc == 0 && xe_plan_bound_proves(&bsearch, plan_incumbent(res, best_cost, &aside), o->rel_gap)) rc = 1;
+    rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
+                           &aside, err);
     if (rc != 0) { /* 1: nothing can beat the schedule in hand; negative: an error */
         if (rc == 1) rc = XE_OK;
         goto out;

@@ -456,12 +456,17 @@ static void test_bottleneck_hand(void **state)
  * Search bound: never above it, never below every node once; INFINITY exactly where the
  * brute force finds no schedule; equal to it where it needs recomputation on most
  * (counts printed). Stopped at once by its interrupt flag it still returns a bound
- * (every node once at least, at most the optimum). */
+ * (every node once at least, at most the optimum).
+ * Its cheapest path (xe_bsearch_path): none where no schedule fits; else a topological
+ * order, without drops exactly where the optimum computes every node once, and then
+ * every node once in that order replays in the simulator within the budget at the
+ * optimum (counts printed). */
 static void test_any_list_bounds_vs_brute(void **state)
 {
     (void)state;
     int feasible = 0, recompute = 0, above = 0, tight = 0; /* bottleneck */
     int s_tight = 0, s_exact = 0;                         /* search */
+    int once_opt = 0, with_drops = 0;                     /* its cheapest path */
     volatile sig_atomic_t stop = 1;
     for (uint64_t seed = 1; seed <= 2000 * XE_BOUNDS_TEST_SCALE; seed++) {
         int n = 3 + (int)(seed % 6);
@@ -472,12 +477,46 @@ static void test_any_list_bounds_vs_brute(void **state)
         xe_bound_search_stats st;
         int rb = xe_bf_event_solve(in, &opt, NULL, &err);
         assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
-        double once = xe_bound_cheapest(in), sb = xe_bound_search(in, 0, 0, NULL, &st);
-        assert_int_equal(st.exact, isfinite(once)); /* a node that fits no budget: not searched */
+        double once = xe_bound_cheapest(in);
+        xe_bsearch *s = xe_bsearch_new(in, 0); /* NULL: a node that fits no budget, not searched */
+        if (isfinite(once)) assert_non_null(s);
+        else assert_null(s);
+        double sb = s ? xe_bsearch_run(s, 0, NULL, &st) : xe_bound_search(in, 0, 0, NULL, &st);
+        assert_int_equal(st.exact, isfinite(once));
+        int order[8], drops = -1;
+        int pr = s ? xe_bsearch_path(s, order, &drops) : XE_EINFEASIBLE;
+        xe_bsearch_free(s);
         if (rb == XE_EINFEASIBLE) {
             assert_true(isinf(sb));
+            assert_int_equal(pr, XE_EINFEASIBLE); /* no path where no schedule fits */
             xe_instance_free(in);
             continue;
+        }
+        /* the cheapest path (costs 1-10 s: a path of cost 0 has no drops): a topological
+         * permutation, without drops exactly when the optimum computes every node once;
+         * then every node once in its order (checkpoint-all of the instance relabelled in
+         * it, as the planner builds it) fits, replays in the simulator, costs the optimum */
+        assert_int_equal(pr, XE_OK);
+        int64_t pk = xe_order_peak(in->g, order); /* -1: not a topological permutation */
+        assert_true(pk >= 0);
+        int at_once = fabs(opt - once) <= 1e-9;
+        if (at_once != (drops == 0))
+            print_error("seed %llu: optimum %.17g, every node once %.17g, %d drops\n", (unsigned long long)seed, opt,
+                        once, drops);
+        assert_int_equal(at_once, drops == 0);
+        if (drops == 0) {
+            assert_true(pk <= in->dev[0].budget);
+            xe_instance *in2 = NULL;
+            assert_int_equal(xe_instance_permute(in, order, &in2, &err), XE_OK);
+            xe_stages ck;
+            assert_int_equal(xe_heur_checkpoint_all(in2, 0, &ck, &err), XE_OK);
+            xe_test_assert_stages_valid(in2, &ck);
+            assert_true(fabs(xe_stages_cost(in2, &ck) - opt) <= 1e-9);
+            xe_stages_clear(&ck);
+            xe_instance_free(in2);
+            once_opt++;
+        } else {
+            with_drops++;
         }
         double b = xe_bound_bottleneck(in, 0, NULL);
         if (b > opt + 1e-9) print_error("seed %llu: bound %.17g above the optimum %.17g\n", (unsigned long long)seed, b, opt);
@@ -504,73 +543,10 @@ static void test_any_list_bounds_vs_brute(void **state)
     print_message("search bound: the same %d instances, equal to the optimum on %d of the %d; stopped at once, %d "
                   "still exact\n",
                   feasible, s_tight, recompute, s_exact);
-    assert_true(above > 0 && tight > 0);
-    assert_true(recompute > 0 && s_tight * 2 > recompute);
-}
-
-/* The search's cheapest path (xe_bsearch_path) against the brute-force optimum over all
- * event lists, on the random one-device instances of test_any_list_bounds_vs_brute
- * (costs 1-10 s, so a path of cost 0 has no drops): where no schedule fits there is no
- * path; else the path's order is a topological permutation, and it has no drops exactly
- * when the optimum computes every node once. Then every node once in that order, each
- * output freed after its last reader (checkpoint-all of the instance relabelled in it,
- * as the planner builds it), is within the budget, replays in the simulator and costs
- * the optimum. */
-static void test_search_path_vs_brute(void **state)
-{
-    (void)state;
-    int feasible = 0, once_opt = 0, with_drops = 0;
-    for (uint64_t seed = 1; seed <= 2000; seed++) {
-        int n = 3 + (int)(seed % 6);
-        xe_instance *in = xe_test_random_instance(seed, n, 1, 0);
-        assert_non_null(in);
-        double opt, once = xe_bound_cheapest(in);
-        xe_err err;
-        int rb = xe_bf_event_solve(in, &opt, NULL, &err);
-        xe_bsearch *s = xe_bsearch_new(in, 0);
-        if (!isfinite(once)) { /* a node that fits nothing: not searched */
-            assert_null(s);
-            xe_instance_free(in);
-            continue;
-        }
-        assert_non_null(s);
-        xe_bound_search_stats st;
-        double sb = xe_bsearch_run(s, 0, NULL, &st);
-        int order[8], drops = -1;
-        int pr = xe_bsearch_path(s, order, &drops);
-        if (rb == XE_EINFEASIBLE) {
-            assert_true(isinf(sb));
-            assert_int_equal(pr, XE_EINFEASIBLE);
-        } else {
-            assert_int_equal(pr, XE_OK);
-            int64_t pk = xe_order_peak(in->g, order); /* -1: not a topological permutation */
-            assert_true(pk >= 0);
-            int at_once = fabs(opt - once) <= 1e-9;
-            if (at_once != (drops == 0))
-                print_error("seed %llu: optimum %.17g, every node once %.17g, %d drops\n", (unsigned long long)seed,
-                            opt, once, drops);
-            assert_int_equal(at_once, drops == 0);
-            if (drops == 0) {
-                assert_true(pk <= in->dev[0].budget);
-                xe_instance *in2 = NULL;
-                assert_int_equal(xe_instance_permute(in, order, &in2, &err), XE_OK);
-                xe_stages ck;
-                assert_int_equal(xe_heur_checkpoint_all(in2, 0, &ck, &err), XE_OK);
-                xe_test_assert_stages_valid(in2, &ck);
-                assert_true(fabs(xe_stages_cost(in2, &ck) - opt) <= 1e-9);
-                xe_stages_clear(&ck);
-                xe_instance_free(in2);
-                once_opt++;
-            } else {
-                with_drops++;
-            }
-            feasible++;
-        }
-        xe_bsearch_free(s);
-        xe_instance_free(in);
-    }
     print_message("search path: %d feasible instances, %d with every node once optimal (a path without drops, "
                   "replayed), %d with drops\n", feasible, once_opt, with_drops);
+    assert_true(above > 0 && tight > 0);
+    assert_true(recompute > 0 && s_tight * 2 > recompute);
     assert_true(once_opt > 0 && with_drops > 0);
 }
 
@@ -648,7 +624,6 @@ int main(void)
         cmocka_unit_test(test_search_bound_hand),
         cmocka_unit_test(test_any_list_bounds_vs_brute),
         cmocka_unit_test(test_search_bound_limits),
-        cmocka_unit_test(test_search_path_vs_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,12 @@ int xe_io_check_writable(const char *path, xe_err *err);
  * the plot data and scripts of `xengine plot`. */
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err);
 
+/* Reads the whole file at path (a pipe too: read to its end, no size asked) into *data
+ * (malloc'd, the caller frees it; *len bytes, a NUL after them, so text can be scanned
+ * as a string). XE_EIO (cannot open or read, naming path), XE_ENOMEM. Every reader of
+ * files (the JSON formats, devices files, ONNX models) reads through it. */
+int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err);
+
 /* Reads a graph in any of the three schemas, detected from the content: xengine's own
  * ({"format": "xengine-graph", ...}), Checkmate node-link (nodes with cost_cpu/cost_ram)
  * and Moccasin node-link (nodes with out_cost/duration, links keyed "0"/"1",

@@ -1,6 +1,8 @@
 /* xengine io — loading JSON files and reading typed fields with one-line errors. */
 #include "json_util.h"
 
+#include "xengine/io.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

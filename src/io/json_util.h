@@ -23,9 +23,7 @@ int xe_json_load(const char *path, json_t **out, xe_err *err);
 /* The same for the len bytes at data, read from path (for the messages). */
 int xe_json_load_buffer(const char *path, const char *data, size_t len, json_t **out, xe_err *err);
 
-/* Reads the whole file at path (a pipe too) into *data (malloc'd, NUL-terminated after
- * its *len bytes; the caller frees it). XE_EIO (cannot open or read), XE_ENOMEM. */
-int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err);
+/* xe_io_read_all (include/xengine/io.h) reads the files these parse. */
 
 /* 3 when data (len bytes) starts with a UTF-8 byte order mark (EF BB BF), else 0. */
 size_t xe_io_bom_len(const char *data, size_t len);

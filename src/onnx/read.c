@@ -4,13 +4,13 @@
  * Debian's onnx.proto; one reader context walks the graph once: graph inputs first,
  * then the nodes in file order (initializers and Constant values become tensors when a
  * node first reads them), then the graph outputs, and finally shape inference. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnx.pb-c.h"
+#include "xengine/io.h"
 #include "xengine/onnx.h"
 
 typedef Onnx__ModelProto model_t;
@@ -698,37 +698,11 @@ int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64
 int xe_onnx_read(const char *path, int64_t batch, xe_net **out, xe_err *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return xe_err_set(err, XE_ENOMEM, "%s: out of memory", path);
-    }
-    for (;;) {
-        if (len == cap) {
-            uint8_t *p = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!p) {
-                free(buf);
-                fclose(f);
-                return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
-            }
-            buf = p;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    int e = errno;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(e));
-    }
-    int rc = xe_onnx_read_buffer(buf, len, path, batch, out, err);
+    char *buf;
+    size_t len;
+    int rc = xe_io_read_all(path, &buf, &len, err);
+    if (rc) return rc;
+    rc = xe_onnx_read_buffer((const uint8_t *)buf, len, path, batch, out, err);
     free(buf);
     return rc;
 }

@@ -436,6 +436,20 @@ static void bs_forced(const bs_ctx *x, bs_work *w)
     bs_forced_rec(x, w, NULL, NULL);
 }
 
+/* The start state into w: nothing computed, every user outside D; then its forced
+ * computes (appended to order[*k] when order is not NULL). */
+static void bs_start(const bs_ctx *x, bs_work *w, int *order, int *k)
+{
+    for (int v = 0; v < x->n; v++) {
+        w->inD[v] = w->inP[v] = 0;
+        w->pin[v] = 0;
+        w->rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
+    }
+    w->cur = 0;
+    w->depth = 0;
+    bs_forced_rec(x, w, order, k);
+}
+
 /* The moves blocked by the budget alone: computes and restores whose inputs are all
  * resident but that do not fit. Returns how many; reads[u] (zeroed here) = how many of
  * them read u. A drop of u is branched on only when some blocked move does not read u
@@ -483,14 +497,7 @@ static int bs_run(bs_ctx *x, bs_work *base, bs_work *next, double deadline, cons
 {
     int res = 0;
     *extra = 0.0;
-    for (int v = 0; v < x->n; v++) {
-        base->inD[v] = base->inP[v] = 0;
-        base->pin[v] = 0;
-        base->rem[v] = x->g->succ_off[v + 1] - x->g->succ_off[v];
-    }
-    base->cur = 0;
-    base->depth = 0;
-    bs_forced(x, base);
+    bs_start(x, base, NULL, NULL);
     if (bs_add(x, base, 0.0, BS_NONE)) return 0;
     res = -1;
     while (x->hn > 0) {
@@ -646,14 +653,7 @@ int xe_bsearch_path(const xe_bsearch *s, int *order, int *drops)
     /* the path replayed move by move, its forced computes in the order bs_forced takes
      * them (a sink that did not fit can fit after another has freed its inputs): the
      * start state's, then each step's move, told by the difference of the two keys */
-    for (int v = 0; v < x->n; v++) {
-        w.inD[v] = w.inP[v] = 0;
-        w.pin[v] = 0;
-        w.rem[v] = g->succ_off[v + 1] - g->succ_off[v];
-    }
-    w.cur = 0;
-    w.depth = 0;
-    bs_forced_rec(x, &w, order, &k);
+    bs_start(x, &w, order, &k);
     int ok = 1;
     for (i = 1; i < len && ok; i++) {
         const uint64_t *prev = x->keys + (size_t)ids[i - 1] * (size_t)words;

@@ -79,13 +79,20 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
     return bound;
 }
 
-int xe_plan_bound_order(xe_plan_bound *b, int *order)
+/* 1 when the thread runs and has returned: its search and results are the caller's to
+ * read (without waiting; 0 while it searches or where it never ran). */
+static int bound_ended(xe_plan_bound *b)
 {
-    if (!b->running || b->path_asked) return 0;
+    if (!b->running) return 0;
     pthread_mutex_lock(&b->lock);
     int done = b->done;
     pthread_mutex_unlock(&b->lock);
-    if (!done) return 0;
+    return done;
+}
+
+int xe_plan_bound_order(xe_plan_bound *b, int *order)
+{
+    if (b->path_asked || !bound_ended(b)) return 0;
     b->path_asked = 1; /* the thread has returned: its search is the caller's to read */
     if (b->st.stop != XE_BOUND_SEARCH_EXACT || !isfinite(b->bound)) return 0;
     int drops = 0, rc = xe_bsearch_path(b->search, order, &drops);
@@ -95,11 +102,7 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order)
 
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)
 {
-    if (!b->running || !isfinite(incumbent)) return 0;
-    pthread_mutex_lock(&b->lock);
-    int done = b->done;
-    pthread_mutex_unlock(&b->lock);
-    if (!done || !isfinite(b->bound)) return 0;
+    if (!isfinite(incumbent) || !bound_ended(b) || !isfinite(b->bound)) return 0;
     double gap = xe_plan_rel_gap(incumbent, b->bound);
     return isfinite(gap) && gap <= rel_gap;
 }

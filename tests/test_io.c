@@ -438,7 +438,8 @@ static void test_devices_bad_budget(void **state)
 }
 
 /* A devices file with a NUL byte is refused, in both formats (the line reader dropped
- * what followed it); a leading UTF-8 byte order mark is skipped, in both formats. */
+ * what followed it); a leading UTF-8 byte order mark is skipped, in both formats; a
+ * device name holding "->" is refused, in both formats. */
 static void test_devices_nul_and_bom(void **state)
 {
     const tmpdir *t = *state;
@@ -454,6 +455,11 @@ static void test_devices_nul_and_bom(void **state)
         {"bom.json", "\xef\xbb\xbf{\"devices\": [{\"name\": \"gpu0\", \"kind\": \"gpu\", \"budget\": 100}]}", 64,
          XE_OK, 1, NULL},
         {"utf8.txt", "gpu\xce;GPU;0;1;80%\n", 17, XE_EPARSE, 0, "line 1: device name is not valid UTF-8"},
+        /* "->" separates the devices of a copy in costs files: a name holding it made
+         * the keys ambiguous ("a->b->b") */
+        {"arrow.txt", "a->b;GPU;0;1;80%\nb;CPU;0;1;400%\n", 32, XE_EPARSE, 0, "line 1: device name 'a->b' contains '->'"},
+        {"arrow.json", "{\"devices\": [{\"name\": \"x->x\", \"kind\": \"gpu\", \"budget\": 100}]}", 61, XE_EINVAL, 0,
+         "name 'x->x' contains '->'"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char path[256];
@@ -474,6 +480,33 @@ static void test_devices_nul_and_bom(void **state)
         }
         unlink(path);
     }
+}
+
+/* An endless input of NUL bytes (/dev/zero) read as text is refused at its first byte,
+ * at once (it used to be read to the end of memory first), as a graph, devices file or
+ * costs file; read as bytes (an ONNX model) it stops at XE_IO_MAX_FILE_BYTES (not run
+ * here: 2 GiB; `xengine solve z.onnx` with z.onnx a link to /dev/zero: exit 2 after 6 s,
+ * 2.1 GB resident). */
+static void test_endless_input(void **state)
+{
+    (void)state;
+    if (access("/dev/zero", R_OK) != 0) {
+        print_message("skipped: no /dev/zero\n");
+        return;
+    }
+    xe_err err = {{0}};
+    char *data = (char *)1;
+    size_t len = 7;
+    int rc = xe_io_read_text("/dev/zero", "a JSON file", &data, &len, &err);
+    assert_fails_with(rc, XE_EPARSE, &err, "/dev/zero", ": byte 1: a NUL byte (a JSON file is text)");
+    assert_null(data);
+    assert_int_equal(len, 0);
+    xe_graph *g = NULL;
+    assert_int_equal(xe_io_read_graph("/dev/zero", &g, &err), XE_EPARSE);
+    assert_null(g);
+    xe_recipe r;
+    assert_fails_with(xe_io_read_devices("/dev/zero", &r, &err), XE_EPARSE, &err, "/dev/zero",
+                      "a devices file is text");
 }
 
 /* Names that are not UTF-8 are refused when the graph is finalized (every graph, whatever
@@ -819,6 +852,7 @@ int main(void)
         cmocka_unit_test(test_devices_defaults),
         cmocka_unit_test(test_devices_bad_budget),
         cmocka_unit_test_setup_teardown(test_devices_nul_and_bom, setup_tmp, teardown_tmp),
+        cmocka_unit_test(test_endless_input),
         cmocka_unit_test(test_graph_names_utf8),
         cmocka_unit_test(test_parse_budget),
         cmocka_unit_test(test_costs_round_trip),

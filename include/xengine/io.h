@@ -25,11 +25,22 @@ int xe_io_check_writable(const char *path, xe_err *err);
  * the plot data and scripts of `xengine plot`. */
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err);
 
+/* The largest file the readers take, bytes: 2 GiB, protobuf's own limit for a model;
+ * an endless input (/dev/zero, a pipe that never ends) stops there, not at the end of
+ * memory. */
+#define XE_IO_MAX_FILE_BYTES (INT64_C(2) << 30)
+
 /* Reads the whole file at path (a pipe too: read to its end, no size asked) into *data
  * (malloc'd, the caller frees it; *len bytes, a NUL after them, so text can be scanned
- * as a string). XE_EIO (cannot open or read, naming path), XE_ENOMEM. Every reader of
- * files (the JSON formats, devices files, ONNX models) reads through it. */
+ * as a string). XE_EIO (cannot open or read, naming path), XE_ENOMEM, XE_EINVAL (more
+ * than XE_IO_MAX_FILE_BYTES). Every reader of files (the JSON formats, devices files,
+ * ONNX models) reads through it or xe_io_read_text. */
 int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err);
+
+/* xe_io_read_all for text: refused with XE_EPARSE ("PATH: byte N: a NUL byte (KIND is
+ * text)", kind e.g. "a JSON file"; NULL: "the file") at the first NUL byte, as soon as
+ * it is read. */
+int xe_io_read_text(const char *path, const char *kind, char **data, size_t *len, xe_err *err);
 
 /* Reads a graph in any of the three schemas, detected from the content: xengine's own
  * ({"format": "xengine-graph", ...}), Checkmate node-link (nodes with cost_cpu/cost_ram)

@@ -7,11 +7,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "xengine/graph.h"
 
 /* A finite number, or null (unknown bound, gap of a heuristic-only run). */
 static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
-static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+/* A JSON string of s (null for NULL). A path need not be UTF-8, which JSON strings
+ * must be: then every byte from 0x80 up is shown as '?' (the JSON stays valid, and the
+ * exit code the real one, not "out of memory"). */
+static json_t *str_or_null(const char *s)
+{
+    if (!s) return json_null();
+    if (xe_utf8_valid(s)) return json_string(s);
+    char *c = strdup(s);
+    if (!c) return NULL;
+    for (char *p = c; *p; p++)
+        if ((unsigned char)*p >= 0x80) *p = '?';
+    json_t *v = json_string(c);
+    free(c);
+    return v;
+}
 
 /* Sets key to v (stealing it); 1 when v or the set failed. */
 static int put(json_t *o, const char *key, json_t *v)

@@ -1,4 +1,5 @@
 /* xengine — command-line entry point: dispatches to the subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,15 @@ int main(int argc, char **argv)
     }
     int code = argc > 2 && argv[1][0] != '-' ? check_values(argc, argv) : 0;
     if (!code) code = dispatch(n, v);
+    /* stdout is the result with --json (and the summary tables without): a write that
+     * failed there (a full disk, /dev/full, a closed pipe reader) must not end in exit 0 */
+    errno = 0;
+    int flush_failed = fflush(stdout) != 0, flush_errno = errno;
+    if (flush_failed || ferror(stdout)) {
+        fprintf(stderr, "xengine: error: cannot write to standard output: %s\n",
+                flush_failed && flush_errno ? strerror(flush_errno) : "write error");
+        if (code == 0) code = XE_EXIT_INTERNAL;
+    }
     for (int i = 0; i < nnames; i++) free(names[i]);
     free(names);
     free(v);

@@ -53,6 +53,9 @@ static int read_device(const char *path, int d, const json_t *o, xe_recipe *r, x
     if (xe_io_has_control(name))
         return xe_err_set(err, XE_EINVAL, "%s: %s: name '%s' contains a control character", path,
                           what, name);
+    if (strstr(name, "->")) /* costs files name a copy "from->to" (docs/formats.md) */
+        return xe_err_set(err, XE_EINVAL, "%s: %s: name '%s' contains '->', which costs files use between the two devices of a copy",
+                          path, what, name);
     snprintf(r->name[d], sizeof r->name[d], "%s", name);
     if (strcmp(kind, "gpu") == 0) r->kind[d] = XE_DEV_GPU;
     else if (strcmp(kind, "cpu") == 0) r->kind[d] = XE_DEV_CPU;
@@ -166,6 +169,10 @@ static int read_line(const char *path, int line, char *text, int d, xe_recipe *r
                           line, sizeof r->name[d] - 1);
     if (!xe_utf8_valid(f[0])) /* the name goes into schedule files, which are JSON */
         return xe_err_set(err, XE_EPARSE, "%s: line %d: device name is not valid UTF-8", path, line);
+    if (strstr(f[0], "->")) /* costs files name a copy "from->to" (docs/formats.md) */
+        return xe_err_set(err, XE_EPARSE,
+                          "%s: line %d: device name '%s' contains '->', which costs files use between the two devices of a copy",
+                          path, line, f[0]);
     snprintf(r->name[d], sizeof r->name[d], "%s", f[0]);
     if (strcasecmp(f[1], "gpu") == 0) r->kind[d] = XE_DEV_GPU;
     else if (strcasecmp(f[1], "cpu") == 0) r->kind[d] = XE_DEV_CPU;
@@ -231,15 +238,8 @@ int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err)
 {
     char *data;
     size_t len;
-    int rc = xe_io_read_all(path, &data, &len, err);
+    int rc = xe_io_read_text(path, "a devices file", &data, &len, err);
     if (rc) return rc;
-    const char *nul = memchr(data, '\0', len);
-    if (nul) {
-        rc = xe_err_set(err, XE_EPARSE, "%s: byte %zu: a NUL byte (a devices file is text)", path,
-                        (size_t)(nul - data) + 1);
-        free(data);
-        return rc;
-    }
     size_t bom = xe_io_bom_len(data, len);
     const char *c = data + bom;
     while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r') c++;

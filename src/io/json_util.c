@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err)
+/* xe_io_read_all and xe_io_read_text: kind NULL reads bytes, else text, refused at its
+ * first NUL byte as soon as it is read (/dev/zero: at once, not after filling memory). */
+static int read_file(const char *path, const char *kind, char **data, size_t *len, xe_err *err)
 {
     *data = NULL;
     *len = 0;
@@ -23,31 +25,54 @@ int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err)
         fclose(f);
         return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
     }
+    int rc = XE_OK;
     for (;;) { /* to the end: a pipe or /dev/stdin has no size to ask for */
         if (cap - n < 2) {
-            char *p = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            /* doubling, but to one byte past the limit at most: enough to see it passed */
+            size_t ncap = cap * 2 < (size_t)XE_IO_MAX_FILE_BYTES + 2 ? cap * 2 : (size_t)XE_IO_MAX_FILE_BYTES + 2;
+            char *p = realloc(buf, ncap);
             if (!p) {
-                free(buf);
-                fclose(f);
-                return xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
+                rc = xe_err_set(err, XE_ENOMEM, "%s: out of memory reading the file", path);
+                break;
             }
             buf = p;
-            cap *= 2;
+            cap = ncap;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
+        const char *nul = kind && got ? memchr(buf + n, '\0', got) : NULL;
+        if (nul) {
+            rc = xe_err_set(err, XE_EPARSE, "%s: byte %zu: a NUL byte (%s is text)", path, (size_t)(nul - buf) + 1, kind);
+            break;
+        }
         n += got;
+        if (n > XE_IO_MAX_FILE_BYTES) {
+            rc = xe_err_set(err, XE_EINVAL, "%s: larger than %lld bytes (2 GiB), more than any file xengine reads", path,
+                            (long long)XE_IO_MAX_FILE_BYTES);
+            break;
+        }
         if (got == 0) break;
     }
     int rd_err = ferror(f), rd_errno = errno;
     fclose(f);
-    if (rd_err) {
+    if (rc == XE_OK && rd_err) rc = xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(rd_errno));
+    if (rc) {
         free(buf);
-        return xe_err_set(err, XE_EIO, "%s: cannot read: %s", path, strerror(rd_errno));
+        return rc;
     }
     buf[n] = '\0';
     *data = buf;
     *len = n;
     return XE_OK;
+}
+
+int xe_io_read_all(const char *path, char **data, size_t *len, xe_err *err)
+{
+    return read_file(path, NULL, data, len, err);
+}
+
+int xe_io_read_text(const char *path, const char *kind, char **data, size_t *len, xe_err *err)
+{
+    return read_file(path, kind ? kind : "the file", data, len, err);
 }
 
 size_t xe_io_bom_len(const char *data, size_t len)
@@ -82,7 +107,7 @@ int xe_json_load(const char *path, json_t **out, xe_err *err)
     *out = NULL;
     char *data;
     size_t len;
-    int rc = xe_io_read_all(path, &data, &len, err);
+    int rc = xe_io_read_text(path, "a JSON file", &data, &len, err);
     if (rc) return rc;
     size_t bom = xe_io_bom_len(data, len); /* a UTF-8 byte order mark, as some editors write: skipped */
     rc = xe_json_load_buffer(path, data + bom, len - bom, out, err);

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include "xengine/timer.h"
 
 typedef struct wire {
@@ -61,7 +64,7 @@ static int read_all(int fd, void *p, size_t len, double deadline, const volatile
     return 0;
 }
 
-static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn solve, int fd)
+static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn solve, int fd, pid_t parent)
 {
     xe_milp_result r;
     xe_err e = {{0}};
@@ -74,6 +77,15 @@ static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn
      * the pipe at once and reports a crash instead of waiting for its deadline. */
     static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++) signal(fatal[k], SIG_DFL);
+#ifdef __linux__
+    /* The solve must not outlive the planner: a planner killed (SIGTERM, SIGKILL: a
+     * job runner's timeout) cannot kill its child, which ran on for the rest of its
+     * limit at full CPU. The kernel sends SIGKILL when the forking thread ends; a parent
+     * already gone before the prctl is caught by getppid. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
+#else
+    (void)parent;
+#endif
     xe_cbc_log_after_fork();
     w.rc = solve(in, o, &r, &e);
     w.status = (int)r.status;
@@ -106,6 +118,7 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     if (pipe(fds) != 0) return xe_err_set(err, XE_ESOLVER, "cannot create a pipe for the solver: %s", strerror(errno));
     fflush(NULL);
     double t0 = xe_now();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -114,7 +127,7 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     }
     if (pid == 0) {
         close(fds[0]);
-        child(in, o, solve, fds[1]);
+        child(in, o, solve, fds[1], parent);
     }
     close(fds[1]);
     double deadline = t0 + o->time_limit + xe_milp_grace(o->time_limit);

@@ -7,7 +7,8 @@
 #   - stderr says "interrupted; stopped after ... keeping the best schedule found so far";
 #   - the LNS row says "interrupted", and no MILP runs after it;
 #   - the schedule file is written and `xengine simulate` finds it valid;
-# and a background job whose SIGINT is ignored (no job control) keeps ignoring it.
+# a SIGKILL leaves no CBC process behind either (it ends with its parent), and a
+# background job whose SIGINT is ignored (no job control) keeps ignoring it.
 set -u
 xe=${1:?usage: interrupt.sh PATH_TO_XENGINE}
 root=${XE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -59,6 +60,30 @@ check "no MILP after it (a milp row, if any, says not run (interrupted))" \
 check "the schedule was written" grep -q "^wrote $tmp/s.json" "$tmp/out"
 "$xe" simulate "$model" "$tmp/s.json" --batch 32 --devices gpu+cpu --budget 50% >"$tmp/sim" 2>&1
 check "simulate finds it valid" test $? -eq 0
+
+# SIGKILL (a job runner's timeout): xengine cannot clean up, so its CBC child must end
+# by itself with its parent (PR_SET_PDEATHSIG). Without that it ended only when it next
+# wrote its log to the dead parent's pipe (SIGPIPE): at once here, but a CBC in a silent
+# phase (a long root LP) ran on for the rest of its limit, so this check passes without
+# the fix too unless the kill lands in such a phase
+"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --method milp --time-limit 120 \
+  -o "$tmp/k.json" >"$tmp/outk" 2>"$tmp/errk" &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -q '^greedy' "$tmp/outk" && break
+  sleep 0.1
+done
+sleep 1
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.5
+left=""
+for f in /proc/[0-9]*/cmdline; do
+  cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+  case $cmd in "$xe solve "*"$tmp/k.json"*) left="$left ${f#/proc/}" ;; esac
+done
+check "SIGKILL: no solver process left behind" test -z "$left"
+check "SIGKILL: nothing written" test ! -e "$tmp/k.json"
 
 # without job control the background job inherits an ignored SIGINT: xengine keeps it
 "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 8 -o "$tmp/t.json" \

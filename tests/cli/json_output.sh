@@ -157,5 +157,28 @@ awk -v t="$st" -v g="$tg" -v l="$tl" 'BEGIN { exit !(g > 0 && l > 0 && t >= g + 
     || bad "lns: solve_time_s '$st', greedy '$tg', lns '$tl'"
 awk -v g="$gp" 'BEGIN { exit !(g > 0.001) }' && ok "lns: gap $gp > 0" || bad "lns: gap '$gp': $(cat "$tmp/out")"
 
+# a path that is not UTF-8 (JSON strings must be): shown with '?' for its bytes from 0x80
+# up, the real exit code kept (it was "out of memory writing the JSON summary", exit 5)
+cp "$g" "$tmp/bad"$'\xff'"name.json"
+"$xe" solve "$tmp/bad"$'\xff'"name.json" --devices gpu --json -o "$tmp/o"$'\xff'"ut.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok "non-UTF-8 path --json: exit 0" || bad "non-UTF-8 path --json: exit $rc: $(cat "$tmp/err")"
+one_line "non-UTF-8 path --json: one line" "$tmp/out"
+has "non-UTF-8 path --json: graph" "\"graph\":\"$tmp/bad?name.json\"" "$tmp/out"
+"$xe" solve "$tmp/absent"$'\xff'".json" --json -o "$tmp/x.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && ok "non-UTF-8 absent path --json: exit 2" || bad "non-UTF-8 absent path --json: exit $rc"
+has "non-UTF-8 absent path --json: status" '"status":"bad input","exit_code":2' "$tmp/out"
+
+# stdout that cannot be written (a full disk): exit 5 and one error line, not exit 0
+if [ -w /dev/full ]; then
+  "$xe" simulate "$g" "$tmp/s.json" --devices gpu+cpu --budget 3000 --json >/dev/full 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 5 ] && ok "stdout full: exit 5" || bad "stdout full: exit $rc"
+  has "stdout full: message" "cannot write to standard output" "$tmp/err"
+else
+  echo "skip stdout-full check: /dev/full is not writable"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -203,6 +203,8 @@ typedef struct xe_plan_result {
                             topological order (docs/reorder.md), mapped back to the
                             original node ids; name is then the phase that found it and
                             bound the lesser of the two orders' stage bounds */
+    int search_order;    /* with reordered: 1 when that order is the search bound's path
+                            order (docs/lns.md "Bounds" 6), 0 for a low-peak order */
     int64_t peak_index;  /* bytes: the no-recomputation peak in index order, and in the */
     int64_t peak_order;  /* low-peak order found (0 when no order search ran) */
     char reorder_status[96]; /* the reorder row's status */
@@ -227,6 +229,14 @@ typedef struct xe_plan_result {
                             bounds do not bound schedules outside the stage structure) */
     double gap;          /* (objective - bound) / objective, 0 for a zero objective; NAN
                             without schedule or finite bound */
+    double bound_any;    /* seconds: a lower bound on every event list of PROBLEM.md, not
+                            only stage schedules: the largest of xe_bound_cheapest, the
+                            bottleneck bound (where the exact search ran) and the search
+                            bound (one device), capped at objective. Below `bound` where
+                            that is a stage bound (eviction, LP, MILP): a schedule outside
+                            the stage class may then cost less than `bound`, so "optimal"
+                            means optimal among stage schedules (docs/lns.md, "Bounds") */
+    double gap_any;      /* (objective - bound_any) / objective, as gap */
     int optimal;         /* 1 when gap <= rel_gap */
     int infeasible;      /* 1 when the MILP (or budget descent solving the whole model)
                             proved that no stage schedule fits the budgets, or the exact

@@ -48,6 +48,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     res->objective = INFINITY;
     res->bound = -INFINITY;
     res->gap = NAN;
+    res->bound_any = -INFINITY;
+    res->gap_any = NAN;
     res->milp_status = -1;
     res->blocker = -1;
     if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
@@ -534,6 +536,7 @@ out:
     if (rc == XE_OK && res->events.len) {
         xe_stages_clear(&res->sol);
         res->reordered = 0;
+        res->search_order = 0;
         res->name = ev_name;
         res->objective = res->events_objective;
         res->bound = fmin(lb_any, res->objective); /* the stage bounds do not hold here */
@@ -568,6 +571,7 @@ out:
         res->events = aside.events;
         memset(&aside.events, 0, sizeof aside.events);
         res->name = aside.which;
+        res->search_order = 0; /* the aside schedule is a low-peak order's */
         res->peak_order = aside.peak;
         res->time_best = t_aside;
         xe_plan_set_reordered(res, o, aside.cost, fmin(fmin(lb, lb_index), aside.bound));
@@ -581,6 +585,17 @@ out:
         res->gap = xe_plan_rel_gap(res->objective, res->bound);
         res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
     }
+    /* the bound of every event list of PROBLEM.md, whatever class the schedule is in:
+     * the stage bounds above (eviction, LP, the MILP's) hold for stage schedules only,
+     * and a schedule outside the class can beat them (docs/lns.md, "Bounds") */
+    double any = fmax(fmax(xe_bound_cheapest(in), lb_any), sb);
+    res->bound_any = isfinite(res->objective) ? fmin(any, res->objective) : any;
+    if (rc == XE_OK && res->bound_any > res->bound) { /* it bounds stage schedules too */
+        res->bound = res->bound_any;
+        res->gap = xe_plan_rel_gap(res->objective, res->bound);
+        res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+    }
+    res->gap_any = xe_plan_rel_gap(res->objective, res->bound_any);
     res->time_total = xe_now() - t_start;
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);

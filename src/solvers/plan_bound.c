@@ -97,7 +97,7 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order)
     if (b->st.stop != XE_BOUND_SEARCH_EXACT || !isfinite(b->bound)) return 0;
     int drops = 0, rc = xe_bsearch_path(b->search, order, &drops);
     if (rc == XE_ENOMEM) return XE_ENOMEM;
-    return rc == XE_OK && drops == 0;
+    return rc != XE_OK ? 0 : drops == 0 ? 1 : 2;
 }
 
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)

@@ -153,8 +153,10 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
 /* Without waiting: 1 when the thread has returned having reached every node and the
  * relaxed game's cheapest path has no drops (xe_bsearch_path): order[n] (caller-owned)
  * then holds the path's order, in which every node computed once fits the budget (an
- * optimal schedule: it costs the bound). 0 otherwise: still running, not exact, drops
- * on the path, not started, or asked before (it answers 1 once). XE_ENOMEM (negative). */
+ * optimal schedule: it costs the bound); 2 when that path has drops (order[n] its order
+ * of first computes, a stage order whose class holds schedules that follow the path). 0
+ * otherwise: still running, not exact, not started, or asked before (it answers once).
+ * XE_ENOMEM (negative). */
 int xe_plan_bound_order(xe_plan_bound *b, int *order);
 /* Without waiting: 1 when the thread has returned and its bound proves a schedule of
  * `incumbent` seconds optimal within rel_gap (xe_plan_rel_gap), so no later phase can
@@ -164,8 +166,12 @@ int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
  * drops and *best_cost is above every node once, the planner adopts that order
  * (xe_plan_adopt_order) with every node once as its schedule (checkpoint-all of *in2,
  * the instance relabelled in it, which replaces any low-peak order's; perm[n] its
- * order), emits row "search-order" and returns 1: nothing can beat it. 0 when not;
- * negative XE_E* with err set. */
+ * order), emits row "search-order" and returns 1: nothing can beat it. Where the path
+ * has drops, the portfolio (without diversification) runs in the path's order for at
+ * most XE_PLAN_SEARCH_ORDER_S; a schedule cheaper than *best_cost is adopted the same
+ * way (the later phases plan in that order) and 0 returned, as when not; row
+ * "search-order" either way. Negative XE_E* with err set. */
+#define XE_PLAN_SEARCH_ORDER_S 1.0
 int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                          xe_plan_bound *bs, xe_instance **in2, int *perm, xe_stages *heur2, const xe_instance **cur,
                          const xe_stages **best, double *best_cost, double *lb, double *lb_index, xe_err *err);

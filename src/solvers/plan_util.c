@@ -33,17 +33,23 @@ double xe_plan_rel_gap(double objective, double bound)
 
 const char *xe_plan_name(const xe_plan_result *res)
 {
-    static const char *const names[][2] = {
-        {"greedy", "greedy, low-peak order"},     {"greedy-random", "greedy-random, low-peak order"},
-        {"lns", "lns, low-peak order"},           {"milp", "milp, low-peak order"},
-        {"descent", "descent, low-peak order"},   {"checkpoint-all", "checkpoint-all, low-peak order"},
-        {"recompute-all", "recompute-all, low-peak order"},
-        {"search-order", "checkpoint-all, search-bound order"},
+    /* the phase's name; planned in a low-peak order; planned in the search bound's */
+    static const char *const names[][3] = {
+        {"greedy", "greedy, low-peak order", "greedy, search-bound order"},
+        {"greedy-diverse", "greedy-diverse, low-peak order", "greedy-diverse, search-bound order"},
+        {"greedy-random", "greedy-random, low-peak order", "greedy-random, search-bound order"},
+        {"lns", "lns, low-peak order", "lns, search-bound order"},
+        {"milp", "milp, low-peak order", "milp, search-bound order"},
+        {"descent", "descent, low-peak order", "descent, search-bound order"},
+        {"checkpoint-all", "checkpoint-all, low-peak order", "checkpoint-all, search-bound order"},
+        {"recompute-all", "recompute-all, low-peak order", "recompute-all, search-bound order"},
+        {"search-order", "checkpoint-all, search-bound order", "checkpoint-all, search-bound order"},
     };
     if (!res->reordered) return res->name;
+    int col = res->search_order ? 2 : 1;
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-        if (!strcmp(res->name, names[k][0])) return names[k][1];
-    return "low-peak order";
+        if (!strcmp(res->name, names[k][0])) return names[k][col];
+    return res->search_order ? "search-bound order" : "low-peak order";
 }
 
 void xe_plan_opts_default(xe_plan_opts *o)

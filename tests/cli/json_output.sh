@@ -26,6 +26,9 @@ has "solve --json: status" '"status":"optimal","exit_code":0' "$tmp/out"
 has "solve --json: objective" '"objective_s":0.00977012499999' "$tmp/out"
 has "solve --json: gap 0" '"gap":0.0' "$tmp/out"
 has "solve --json: method" '"method":"milp"' "$tmp/out"
+# the MILP's proof covers stage schedules; over every schedule the bound is every node
+# once on its cheapest device, 9.75 ms (docs/lns.md "Bounds")
+has "solve --json: bound scope" '"bound_scope":"stage schedules","bound_any_s":0.00975,"gap_any":0.00205' "$tmp/out"
 has "solve --json: milp row" '{"method":"milp","status":"optimal","objective_s":0.00977012499999' "$tmp/out"
 has "solve --json: counts" '"events":14,"computes":5,"recomputes":0,"copies":2,"frees":7' "$tmp/out"
 has "solve --json: gpu" '{"name":"gpu","kind":"gpu","budget_bytes":3000,"peak_bytes":3000,"use":1.0,' "$tmp/out"

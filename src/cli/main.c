@@ -116,6 +116,25 @@ static int looks_like_option(const char *v)
  * can still be given attached: --output=--json. Returns 0, or prints the usage error
  * (and, for solve, simulate and sweep with a real --json, the JSON object) and returns
  * the exit code. */
+/* A usage error found before the command runs: for solve, simulate and sweep with a
+ * real --json, the JSON object too (the message is printed already). Returns the exit
+ * code. */
+static int early_usage_error(int argc, char **argv)
+{
+    const char *cmd = argv[1], *pos[2] = {NULL, NULL};
+    int npos = 0;
+    for (int k = 2; k < argc; k++) { /* the positional arguments: GRAPH [SCHEDULE] */
+        if (xe_cli_takes_value(argv[k], strlen(argv[k]))) k++;
+        else if (argv[k][0] != '-' && npos < 2) pos[npos++] = argv[k];
+    }
+    int json = xe_cli_has_arg(argc - 1, argv + 1, "--json");
+    if (!strcmp(cmd, "solve") || !strcmp(cmd, "sweep"))
+        xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], NULL);
+    else if (!strcmp(cmd, "simulate"))
+        xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], pos[1]);
+    return XE_EXIT_USAGE;
+}
+
 static int check_values(int argc, char **argv)
 {
     for (int i = 2; i + 1 < argc; i++) {
@@ -124,18 +143,30 @@ static int check_values(int argc, char **argv)
             fprintf(stderr, "xengine: error: %s needs a value; found the option '%s' (a value that looks like an "
                             "option goes after '=': %s=VALUE)\n",
                     argv[i], argv[i + 1], !strcmp(argv[i], "-o") ? "--output" : argv[i]);
-            const char *cmd = argv[1], *pos[2] = {NULL, NULL};
-            int npos = 0;
-            for (int k = 2; k < argc; k++) { /* the positional arguments: GRAPH [SCHEDULE] */
-                if (xe_cli_takes_value(argv[k], strlen(argv[k]))) k++;
-                else if (argv[k][0] != '-' && npos < 2) pos[npos++] = argv[k];
+            return early_usage_error(argc, argv);
+        }
+        i++; /* the value */
+    }
+    return 0;
+}
+
+/* An option that takes a value given twice with different values (--costs a --costs b:
+ * the first file was silently ignored; -o and --output are one option) is refused. argv
+ * is the split vector (--opt=value as two words). */
+static int check_repeats(int argc, char **argv)
+{
+    for (int i = 2; i + 1 < argc; i++) {
+        if (!xe_cli_takes_value(argv[i], strlen(argv[i]))) continue;
+        const char *a = !strcmp(argv[i], "-o") ? "--output" : argv[i];
+        for (int j = i + 2; j + 1 < argc; j++) {
+            if (!xe_cli_takes_value(argv[j], strlen(argv[j]))) continue;
+            const char *b = !strcmp(argv[j], "-o") ? "--output" : argv[j];
+            if (!strcmp(a, b) && strcmp(argv[i + 1], argv[j + 1])) {
+                fprintf(stderr, "xengine: error: %s given twice, as '%s' and '%s' (give it once)\n", argv[i],
+                        argv[i + 1], argv[j + 1]);
+                return early_usage_error(argc, argv);
             }
-            int json = xe_cli_has_arg(argc - 1, argv + 1, "--json");
-            if (!strcmp(cmd, "solve") || !strcmp(cmd, "sweep"))
-                xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], NULL);
-            else if (!strcmp(cmd, "simulate"))
-                xe_cli_fail_json(json, cmd, XE_EXIT_USAGE, pos[0], pos[1]);
-            return XE_EXIT_USAGE;
+            j++; /* its value */
         }
         i++; /* the value */
     }
@@ -152,6 +183,7 @@ int main(int argc, char **argv)
         return XE_EXIT_INTERNAL;
     }
     int code = argc > 2 && argv[1][0] != '-' ? check_values(argc, argv) : 0;
+    if (!code && n > 2 && v[1][0] != '-') code = check_repeats(n, v);
     if (!code) code = dispatch(n, v);
     /* stdout is the result with --json (and the summary tables without): a write that
      * failed there (a full disk, /dev/full, a closed pipe reader) must not end in exit 0 */

@@ -43,6 +43,9 @@ expect bad-devices 2 "$d/bad_budget.json" -- solve tests/data/tiny_graph.json --
 expect unknown-option 1 "unknown" -- solve tests/data/tiny_graph.json --frobnicate -o "$tmp/out.json"
 expect missing-value 1 "time-limit needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --time-limit
 expect budget-missing-value 1 "xengine: error: --budget needs a value" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" --budget
+# an option given twice with different values: the first was silently ignored
+expect costs-twice 1 "xengine: error: --costs given twice, as 'tests/data/tiny_costs.json' and 'b.json' (give it once)" -- solve tests/data/tiny_graph.json --costs tests/data/tiny_costs.json --costs=b.json -o "$tmp/out.json"
+expect budget-twice 1 "xengine: error: --budget given twice, as '80%' and '70%'" -- solve tests/data/tiny_graph.json --budget 80% --budget 70% -o "$tmp/out.json"
 expect fractional-threads 1 "threads: '1.5' is not a whole number" -- solve tests/data/tiny_graph.json --threads 1.5 -o "$tmp/out.json"
 expect sim-unknown-device 2 "schedule_unknown_device.json" -- simulate tests/data/tiny_graph.json "$d/schedule_unknown_device.json"
 
@@ -66,7 +69,7 @@ expect huge-mem 2 "huge.json: node 0 (conv1): size above 2^53 bytes" -- solve "$
 # options that contradict each other: refused (the last one won before 2026-12-01)
 expect heuristic-vs-method 1 "\-\-heuristic-only and --method milp contradict each other" -- solve tests/data/tiny_graph.json --heuristic-only --method milp -o "$tmp/out.json"
 expect knapsack-both 1 "\-\-knapsack-rows and --no-knapsack-rows contradict each other" -- solve tests/data/tiny_graph.json --knapsack-rows --no-knapsack-rows -o "$tmp/out.json"
-expect two-outputs 1 "two outputs given: '$tmp/out.json' and '$tmp/out2.json'" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" -o "$tmp/out2.json"
+expect two-outputs 1 "-o given twice, as '$tmp/out.json' and '$tmp/out2.json' (give it once)" -- solve tests/data/tiny_graph.json -o "$tmp/out.json" -o "$tmp/out2.json"
 # --name=value is the same as --name value (an unknown option before 2026-12-01)
 "$xe" solve tests/data/tiny_graph.json --devices=gpu --budget=3000 --heuristic-only -q --output="$tmp/eq.json" >/dev/null 2>"$tmp/eq.err"
 "$xe" solve tests/data/tiny_graph.json --devices gpu --budget 3000 --heuristic-only -q --output "$tmp/sp.json" >/dev/null 2>&1

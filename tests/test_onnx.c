@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "onnx.pb-c.h"
 #include "xengine/onnx.h"
 
 static const char *src_dir(void)
@@ -402,6 +403,53 @@ static void test_malformed(void **state)
     free(buf);
 }
 
+/* An unnamed node (names are optional in ONNX) is called OPTYPE_k after its index k; where
+ * a named node already has that name, "_2" is added (tiny_ops with one node unnamed and a
+ * later one renamed to its generated name was refused as a duplicate op, a new user's
+ * find). The model is changed through the generated protobuf-c code and read from memory. */
+static void test_unnamed_node_names(void **state)
+{
+    (void)state;
+    char p[1024];
+    fixture_path(p, sizeof p, "tiny_ops", ".onnx");
+    size_t len;
+    unsigned char *buf = read_all(p, &len);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    free(buf);
+    assert_non_null(m);
+    assert_non_null(m->graph);
+    size_t i1 = 0, i2 = 0; /* the first two nodes that become ops (a Constant is a tensor) */
+    for (size_t k = 0; k < m->graph->n_node && !i2; k++)
+        if (strcmp(m->graph->node[k]->op_type, "Constant") != 0) {
+            if (!i1 && k > 0) i1 = k;
+            else if (i1) i2 = k;
+        }
+    assert_true(i1 > 0 && i2 > i1);
+    Onnx__NodeProto *n1 = m->graph->node[i1], *n2 = m->graph->node[i2];
+    char gen[96], gen2[104], empty[] = "";
+    snprintf(gen, sizeof gen, "%s_%zu", n1->op_type, i1);
+    snprintf(gen2, sizeof gen2, "%s_2", gen);
+    char *name1 = n1->name, *name2 = n2->name;
+    n1->name = empty;
+    n2->name = gen;
+    size_t plen = onnx__model_proto__get_packed_size(m);
+    unsigned char *out = malloc(plen);
+    assert_non_null(out);
+    assert_int_equal(onnx__model_proto__pack(m, out), plen);
+    n1->name = name1; /* the unpacked message owns its strings */
+    n2->name = name2;
+    onnx__model_proto__free_unpacked(m, NULL);
+    xe_net *net = NULL;
+    xe_err err = {{0}};
+    int rc = xe_onnx_read_buffer(out, plen, "renamed.onnx", 0, &net, &err);
+    if (rc) print_error("%s\n", err.msg);
+    assert_int_equal(rc, XE_OK);
+    assert_non_null(op_named(net, gen));  /* the named node */
+    assert_non_null(op_named(net, gen2)); /* the unnamed one, moved aside */
+    xe_net_free(net);
+    free(out);
+}
+
 /* Every single-byte corruption of the small fixtures: no crash, no leak (under the
  * sanitizer build), and either a net or an error whose message starts with the label. */
 static void test_corrupted_bytes(void **state)
@@ -448,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_fixture_batch4),
         cmocka_unit_test(test_fixture_attributes),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_unnamed_node_names),
         cmocka_unit_test(test_corrupted_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

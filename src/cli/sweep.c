@@ -670,7 +670,8 @@ static int sweep_parse(int argc, char **argv, opts *op)
             } else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--step")) {
                 double x = parse_pct(v);
                 if (x < 0) {
-                    fprintf(stderr, "xengine: error: %s: '%s' is not a percentage above 0 (e.g. 40%%)\n", a, v);
+                    fprintf(stderr, "xengine: error: %s: '%s' is not a percentage above 0 and at most 10000 (e.g. 40%%)\n",
+                            a, v);
                     return XE_EXIT_USAGE;
                 }
                 *(a[2] == 'f' ? &op->from : a[2] == 's' ? &op->step : &op->to) = x;

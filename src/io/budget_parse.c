@@ -32,8 +32,10 @@ int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *
         if (!isdigit((unsigned char)*c) && !strchr(".eE+-", *c)) goto bad;
     while (isspace((unsigned char)*end)) end++;
     if (strcmp(end, "%") == 0) {
-        if (!(x > 0) || !isfinite(x))
+        if (!(x > 0))
             return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" must be > 0%%", what, s);
+        if (!isfinite(x)) /* 1e400% overflows to infinity: too large, not too small */
+            return xe_err_set(err, XE_EINVAL, "%s: budget \"%s\" is too large", what, s);
         *frac = x / 100.0;
         return XE_OK;
     }

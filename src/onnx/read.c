@@ -70,10 +70,23 @@ static int is_read(const graph_t *g, const char *name, int pos, const char *op_t
     return 0;
 }
 
-static const char *node_name(const node_t *n, size_t k, char *buf, size_t len)
+/* 1 when some node of g is named s. */
+static int named_in(const graph_t *g, const char *s)
+{
+    for (size_t k = 0; k < g->n_node; k++)
+        if (g->node[k]->name && strcmp(g->node[k]->name, s) == 0) return 1;
+    return 0;
+}
+
+/* The node's name; an unnamed node k (names are optional in ONNX) gets "OPTYPE_k", with
+ * "_2", "_3", ... after it where a named node of the file is called that (an unnamed
+ * Relu next to a node named "Relu_1" was refused as a duplicate op). */
+static const char *node_name(const graph_t *g, const node_t *n, size_t k, char *buf, size_t len)
 {
     if (n->name && n->name[0]) return n->name;
-    snprintf(buf, len, "%s_%zu", n->op_type ? n->op_type : "node", k);
+    const char *op = n->op_type && n->op_type[0] ? n->op_type : "node";
+    snprintf(buf, len, "%s_%zu", op, k);
+    for (int c = 2; named_in(g, buf) && c < 1000000; c++) snprintf(buf, len, "%s_%zu_%d", op, k, c);
     return buf;
 }
 
@@ -292,7 +305,7 @@ static const tproto_t *lookup_const(rd *r, const char *name, tproto_t *tmp, int6
     const node_t *c = find_constant(r->g, name);
     if (!c) return NULL;
     char buf[64];
-    return constant_value(r, c, node_name(c, 0, buf, sizeof buf), tmp, dimbuf, rc);
+    return constant_value(r, c, node_name(r->g, c, 0, buf, sizeof buf), tmp, dimbuf, rc);
 }
 
 /* A scalar constant input (Clip's min/max, Dropout's ratio). 1 found, 0 absent (empty
@@ -580,7 +593,7 @@ static int input_tensor(rd *r, const char *nm, const char *name)
 static int read_node(rd *r, const node_t *n, size_t k)
 {
     char buf[64];
-    const char *nm = node_name(n, k, buf, sizeof buf);
+    const char *nm = node_name(r->g, n, k, buf, sizeof buf);
     if (!n->op_type || !n->op_type[0]) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no op_type", r->path, nm);
     if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
         return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": unsupported operator \"%s\" (domain \"%s\")",

@@ -460,6 +460,11 @@ int xe_io_read_graph(const char *path, xe_graph **out, xe_err *err)
                             "%s: \"directed\": false: an undirected graph has no data flow "
                             "(each link must go from the producer to the reader)",
                             path);
+        } else if (jd && !json_is_null(jd) && !json_is_true(jd)) { /* "false" as a string was read as true */
+            rc = xe_err_set(err, XE_EPARSE, "%s: \"directed\" must be true or false", path);
+        } else if (json_object_get(root, "graph") && !json_is_null(json_object_get(root, "graph")) &&
+                   !json_is_object(json_object_get(root, "graph"))) {
+            rc = xe_err_set(err, XE_EPARSE, "%s: \"graph\" must be an object (networkx's graph attributes)", path);
         } else {
             switch (detect_node_link(root)) {
             case SCHEMA_CHECKMATE: rc = read_checkmate(path, root, &p, err); break;

@@ -260,12 +260,13 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     js->budget_lower = lo;
     js->budget_found = pebble_lower ? phi : hi;
     js->budget_exact = 0;
-    int len = snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where);
-    if (hi > 0 && len > 0 && (size_t)len < cap)
+    /* no lower end known (lo 0): no clause, rather than "needs at least 0 B" */
+    int len = lo > 0 ? snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where) : 0;
+    if (hi > 0 && len >= 0 && (size_t)len < cap)
         len += snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of "
                         "the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3), pct(hi, peak),
                         complete ? "" : "; smaller budgets not tried within the time limit");
-    if (pebble_lower && len > 0 && (size_t)len < cap)
+    if (pebble_lower && len >= 0 && (size_t)len < cap)
         snprintf(buf + len, cap - (size_t)len, "; a schedule outside the stage structure exists at %s (%.1f%%; "
                  "docs/pebble.md)", exact(phi, b3, sizeof b3), pct(phi, peak));
     return buf;

@@ -105,6 +105,36 @@ static xe_net *mlp(void)
     return net;
 }
 
+/* A loss that is not the last operator (here on the hidden layer, with fc2 after it) is
+ * refused: it used to be dropped without a word, a new loss appended after fc2. */
+static void test_loss_not_last(void **state)
+{
+    (void)state;
+    xe_net *net = xe_net_new("mlp_mid_loss");
+    assert_non_null(net);
+    int x = tensor(net, "x", XE_T_INPUT, 2, N, IN, 0, 0);
+    int w1 = tensor(net, "w1", XE_T_PARAM, 2, HID, IN, 0, 0);
+    int b1 = tensor(net, "b1", XE_T_PARAM, 1, HID, 0, 0, 0);
+    int w2 = tensor(net, "w2", XE_T_PARAM, 2, OUT, HID, 0, 0);
+    int b2 = tensor(net, "b2", XE_T_PARAM, 1, OUT, 0, 0, 0);
+    int lab = tensor(net, "labels", XE_T_LABEL, 1, N, 0, 0, 0);
+    net->t[lab].dtype = XE_DT_INT64;
+    int k0 = op(net, XE_OP_GEMM, "fc1", 3, x, w1, b1, "h");
+    net->op[k0].trans_b = 1;
+    int k1 = op(net, XE_OP_RELU, "relu", 1, out_of(net, k0), 0, 0, "r");
+    op(net, XE_OP_LOSS, "mid_loss", 2, out_of(net, k1), lab, 0, "mid_loss_y");
+    int k3 = op(net, XE_OP_GEMM, "fc2", 3, out_of(net, k1), w2, b2, "logits");
+    net->op[k3].trans_b = 1;
+    infer(net);
+    xe_graph *g = NULL;
+    xe_train_map m;
+    xe_err err = {{0}};
+    assert_int_equal(xe_net_training_graph(net, &g, &m, &err), XE_EUNSUPPORTED);
+    assert_null(g);
+    assert_non_null(strstr(err.msg, "loss op mid_loss is not the last operator (fc2 is)"));
+    xe_net_free(net);
+}
+
 static void test_mlp_training_graph(void **state)
 {
     (void)state;
@@ -426,6 +456,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mlp_training_graph),
+        cmocka_unit_test(test_loss_not_last),
         cmocka_unit_test(test_mlp_inference_graph),
         cmocka_unit_test(test_skip_concat_flatten),
         cmocka_unit_test(test_batchnorm_dropout),

@@ -100,6 +100,14 @@ static int ensure_loss(xe_net *net, xe_err *err)
     for (int k = net->nops - 1; k >= 0 && last < 0; k--)
         if (!xe_op_is_view(net->op[k].kind)) last = k;
     if (last < 0) return xe_err_set(err, XE_EINVAL, "net %s: no operator to train", net->name);
+    /* one loss, at the end: a loss elsewhere was dropped without a word (a second one,
+     * or one mid-graph with a new loss appended after the last op) */
+    for (int k = 0; k < net->nops; k++)
+        if (net->op[k].kind == XE_OP_LOSS && k != last)
+            return xe_err_set(err, XE_EUNSUPPORTED,
+                              "net %s: loss op %s is not the last operator (%s is): xengine trains one loss, "
+                              "computed last",
+                              net->name, net->op[k].name, net->op[last].name);
     if (net->op[last].kind == XE_OP_LOSS) return last;
     int logits = net->op[last].out;
     if (net->t[logits].rank < 1)

@@ -109,6 +109,8 @@ typedef struct plot_run {
     const char *dir;
     const char *fmt; /* "png" or "svg" */
     char *written[PLOT_MAX_FILES]; /* paths written so far (owned) */
+    char *backup[PLOT_MAX_FILES];  /* the previous file at written[i], moved aside (owned;
+                                      NULL: none): put back if the plot fails */
     int nwritten;
     const char *input[4];          /* graph, schedule, devices, costs (NULL: none) */
 } plot_run;
@@ -138,6 +140,26 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
+/* The file a plot run is about to replace at path (an earlier run's), moved aside to
+ * PATH.xe-prev so that a failed run can put it back; NULL when there is none (or it
+ * cannot be moved: then a failed run removes the new file and the old one is lost, as
+ * before 2026-12-05, when a failed plot left an earlier run's images beside no data). */
+static char *move_aside(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    size_t n = strlen(path);
+    char *b = malloc(n + 9);
+    if (!b) return NULL;
+    memcpy(b, path, n);
+    memcpy(b + n, ".xe-prev", 9);
+    if (rename(path, b) != 0) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
 /* Writes b atomically as DIR/name and records it. Prints the error; returns an exit code. */
 static int put_file(plot_run *pr, const char *name, const tbuf *b)
 {
@@ -160,28 +182,40 @@ static int put_file(plot_run *pr, const char *name, const tbuf *b)
         free(path);
         return XE_EXIT_USAGE; /* an unwritable --out-dir, as for solve's -o */
     }
+    char *prev = move_aside(path);
     if (xe_io_write_atomic(path, b->p ? b->p : "", b->len, &err) != XE_OK) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
+        if (prev && rename(prev, path) != 0) unlink(prev);
+        free(prev);
         free(path);
         return XE_EXIT_INTERNAL; /* the write itself failed (a full disk): as solve's */
     }
+    pr->backup[pr->nwritten] = prev;
     pr->written[pr->nwritten++] = path;
     return XE_EXIT_OK;
 }
 
-/* Removes every file this run wrote (after a failure: no partial set of plots stays). */
+/* Removes every file this run wrote and puts back the earlier run's files it replaced
+ * (after a failure: no partial set of plots stays, and an earlier complete set does). */
 static void remove_written(plot_run *pr)
 {
     for (int i = 0; i < pr->nwritten; i++) {
         unlink(pr->written[i]);
+        if (pr->backup[i] && rename(pr->backup[i], pr->written[i]) != 0) unlink(pr->backup[i]);
+        free(pr->backup[i]);
         free(pr->written[i]);
     }
     pr->nwritten = 0;
 }
 
+/* After success: the earlier run's files moved aside are removed. */
 static void free_written(plot_run *pr)
 {
-    for (int i = 0; i < pr->nwritten; i++) free(pr->written[i]);
+    for (int i = 0; i < pr->nwritten; i++) {
+        if (pr->backup[i]) unlink(pr->backup[i]);
+        free(pr->backup[i]);
+        free(pr->written[i]);
+    }
     pr->nwritten = 0;
 }
 
@@ -565,10 +599,21 @@ static int plot_all(plot_run *pr, const char *prog)
         } else if (stat(from, &st) != 0 || st.st_size == 0) {
             fprintf(stderr, "xengine: error: %s: gnuplot wrote no image\n", to);
             code = XE_EXIT_INTERNAL;
-        } else if (rename(from, to) != 0) {
-            fprintf(stderr, "xengine: error: %s: cannot rename the image into place: %s\n", to, strerror(errno));
+        } else if (pr->nwritten >= PLOT_MAX_FILES) {
+            fprintf(stderr, "xengine: error: %s: out of memory\n", to);
             code = XE_EXIT_INTERNAL;
         } else {
+            char *prev = move_aside(to);
+            if (rename(from, to) != 0) {
+                fprintf(stderr, "xengine: error: %s: cannot rename the image into place: %s\n", to, strerror(errno));
+                if (prev && rename(prev, to) != 0) unlink(prev);
+                free(prev);
+                code = XE_EXIT_INTERNAL;
+                free(from);
+                free(to);
+                continue;
+            }
+            pr->backup[pr->nwritten] = prev;
             pr->written[pr->nwritten++] = to;
             to = NULL;
             tmp[k][0] = '\0';

@@ -126,6 +126,16 @@ expect bad-format 1 "format must be png or svg" "$tmp/e4" -- "$xe" plot "$g" "$s
 expect no-out-dir 1 "need GRAPH, SCHEDULE.json and --out-dir" "$tmp/e5" -- "$xe" plot "$g" "$s"
 expect bad-schedule 2 "schedule_unknown_device.json" "$tmp/e6" -- "$xe" plot "$g" tests/data/bad/schedule_unknown_device.json --out-dir "$tmp/e6"
 
+# a failed plot into the --out-dir of an earlier, complete one leaves that one as it was
+# (it used to delete the earlier data and scripts and keep its images)
+sum_dir() { (cd "$1" && ls -A | sort | xargs cat | cksum); }
+before=$(sum_dir "$tmp/png")
+before_n=$(ls -A "$tmp/png" | wc -l)
+env XE_GNUPLOT="$tmp/fakegp" "$xe" plot "$g" "$s" "${inst[@]}" --out-dir "$tmp/png" >/dev/null 2>"$tmp/err"
+check "failed plot over an earlier one: exit 5" "$?" 5
+check "failed plot over an earlier one: same files" "$(ls -A "$tmp/png" | wc -l)" "$before_n"
+check "failed plot over an earlier one: same contents" "$(sum_dir "$tmp/png")" "$before"
+
 # inputs inside --out-dir under the names of plot files: refused, inputs untouched,
 # nothing else written
 mkdir "$tmp/e7"

@@ -87,9 +87,10 @@ static void check_edges(const xe_graph *g, const int (*want)[2], int m)
 
 enum { N = 32, IN = 784, HID = 128, OUT = 10 };
 
-static xe_net *mlp(void)
+/* mid_loss: a loss op on the hidden layer between relu and fc2 (test_loss_not_last). */
+static xe_net *mlp_net(int mid_loss)
 {
-    xe_net *net = xe_net_new("mlp");
+    xe_net *net = xe_net_new(mid_loss ? "mlp_mid_loss" : "mlp");
     assert_non_null(net);
     int x = tensor(net, "x", XE_T_INPUT, 2, N, IN, 0, 0);
     int w1 = tensor(net, "w1", XE_T_PARAM, 2, HID, IN, 0, 0);
@@ -99,33 +100,25 @@ static xe_net *mlp(void)
     int k0 = op(net, XE_OP_GEMM, "fc1", 3, x, w1, b1, "h");
     net->op[k0].trans_b = 1;
     int k1 = op(net, XE_OP_RELU, "relu", 1, out_of(net, k0), 0, 0, "r");
+    if (mid_loss) {
+        int lab = tensor(net, "labels", XE_T_LABEL, 1, N, 0, 0, 0);
+        net->t[lab].dtype = XE_DT_INT64;
+        op(net, XE_OP_LOSS, "mid_loss", 2, out_of(net, k1), lab, 0, "mid_loss_y");
+    }
     int k2 = op(net, XE_OP_GEMM, "fc2", 3, out_of(net, k1), w2, b2, "logits");
     net->op[k2].trans_b = 1;
     infer(net);
     return net;
 }
 
+static xe_net *mlp(void) { return mlp_net(0); }
+
 /* A loss that is not the last operator (here on the hidden layer, with fc2 after it) is
  * refused: it used to be dropped without a word, a new loss appended after fc2. */
 static void test_loss_not_last(void **state)
 {
     (void)state;
-    xe_net *net = xe_net_new("mlp_mid_loss");
-    assert_non_null(net);
-    int x = tensor(net, "x", XE_T_INPUT, 2, N, IN, 0, 0);
-    int w1 = tensor(net, "w1", XE_T_PARAM, 2, HID, IN, 0, 0);
-    int b1 = tensor(net, "b1", XE_T_PARAM, 1, HID, 0, 0, 0);
-    int w2 = tensor(net, "w2", XE_T_PARAM, 2, OUT, HID, 0, 0);
-    int b2 = tensor(net, "b2", XE_T_PARAM, 1, OUT, 0, 0, 0);
-    int lab = tensor(net, "labels", XE_T_LABEL, 1, N, 0, 0, 0);
-    net->t[lab].dtype = XE_DT_INT64;
-    int k0 = op(net, XE_OP_GEMM, "fc1", 3, x, w1, b1, "h");
-    net->op[k0].trans_b = 1;
-    int k1 = op(net, XE_OP_RELU, "relu", 1, out_of(net, k0), 0, 0, "r");
-    op(net, XE_OP_LOSS, "mid_loss", 2, out_of(net, k1), lab, 0, "mid_loss_y");
-    int k3 = op(net, XE_OP_GEMM, "fc2", 3, out_of(net, k1), w2, b2, "logits");
-    net->op[k3].trans_b = 1;
-    infer(net);
+    xe_net *net = mlp_net(1);
     xe_graph *g = NULL;
     xe_train_map m;
     xe_err err = {{0}};

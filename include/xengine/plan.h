@@ -235,8 +235,8 @@ typedef struct xe_plan_result {
                             bound (one device), capped at objective. Below `bound` where
                             that is a stage bound (eviction, LP, MILP): a schedule outside
                             the stage class may then cost less than `bound`, so "optimal"
-                            means optimal among stage schedules (docs/lns.md, "Bounds") */
-    double gap_any;      /* (objective - bound_any) / objective, as gap */
+                            means optimal among stage schedules (docs/lns.md, "Bounds");
+                            its gap is (objective - bound_any) / objective, as gap's */
     int optimal;         /* 1 when gap <= rel_gap */
     int infeasible;      /* 1 when the MILP (or budget descent solving the whole model)
                             proved that no stage schedule fits the budgets, or the exact

@@ -166,9 +166,10 @@ typedef struct xe_cli_json {
     const char *graph, *schedule; /* paths */
     const char *method;   /* solve: "milp", "greedy"; NULL: no objective fields */
     double objective, bound, gap, solve_time; /* seconds; gap as a fraction */
-    /* solve: the bound of every schedule (xe_plan_result.bound_any) and its gap; with
-     * method set, written as bound_any_s, gap_any and bound_scope ("every schedule" when
-     * bound is that bound, else "stage schedules") */
+    /* solve: what `bound` covers ("stage schedules" or "every schedule"; NULL: not
+     * written) and the bound of every schedule (xe_plan_result.bound_any) with its gap,
+     * written as bound_scope, bound_any_s and gap_any */
+    const char *bound_scope;
     double bound_any, gap_any;
     const xe_instance *in;    /* with sim: the per-device table and totals, else omitted */
     const xe_sim_result *sim;

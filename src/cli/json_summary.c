@@ -87,9 +87,9 @@ int xe_cli_print_json(FILE *f, const xe_cli_json *j)
         bad = put(o, "method", json_string(j->method)) || put(o, "objective_s", num(j->objective)) ||
               put(o, "bound_s", num(j->bound)) || put(o, "gap", num(j->gap)) ||
               put(o, "solve_time_s", num(j->solve_time));
-    if (!bad && j->method && !strcmp(j->command, "solve") && isfinite(j->bound))
-        bad = put(o, "bound_scope", json_string(j->bound_any < j->bound ? "stage schedules" : "every schedule")) ||
-              put(o, "bound_any_s", num(j->bound_any)) || put(o, "gap_any", num(j->gap_any));
+    if (!bad && j->method && j->bound_scope)
+        bad = put(o, "bound_scope", json_string(j->bound_scope)) || put(o, "bound_any_s", num(j->bound_any)) ||
+              put(o, "gap_any", num(j->gap_any));
     if (!bad && j->nrows > 0) { /* solve: each method's own row (README) */
         json_t *a = json_array();
         bad = put(o, "methods", a);

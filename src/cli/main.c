@@ -110,12 +110,6 @@ static int looks_like_option(const char *v)
     return !strcmp(v, "-o") || !strcmp(v, "-q") || !strcmp(v, "-v") || !strcmp(v, "-h");
 }
 
-/* An option that takes a value followed by another option ("-o --json", "--budget -q")
- * is a forgotten value: refused here, once for every command, before the command reads
- * "--json" both as -o's file name and as its own flag. A value that starts with "--"
- * can still be given attached: --output=--json. Returns 0, or prints the usage error
- * (and, for solve, simulate and sweep with a real --json, the JSON object) and returns
- * the exit code. */
 /* A usage error found before the command runs: for solve, simulate and sweep with a
  * real --json, the JSON object too (the message is printed already). Returns the exit
  * code. */
@@ -135,6 +129,12 @@ static int early_usage_error(int argc, char **argv)
     return XE_EXIT_USAGE;
 }
 
+/* An option that takes a value followed by another option ("-o --json", "--budget -q")
+ * is a forgotten value: refused here, once for every command, before the command reads
+ * "--json" both as -o's file name and as its own flag. A value that starts with "--"
+ * can still be given attached: --output=--json. Returns 0, or prints the usage error
+ * (and, for solve, simulate and sweep with a real --json, the JSON object) and returns
+ * the exit code. */
 static int check_values(int argc, char **argv)
 {
     for (int i = 2; i + 1 < argc; i++) {

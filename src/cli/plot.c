@@ -160,6 +160,14 @@ static char *move_aside(const char *path)
     return b;
 }
 
+/* Puts the earlier file moved aside (move_aside; NULL: none) back at path, over what is
+ * there; frees prev. */
+static void put_back(char *prev, const char *path)
+{
+    if (prev && rename(prev, path) != 0) unlink(prev);
+    free(prev);
+}
+
 /* Writes b atomically as DIR/name and records it. Prints the error; returns an exit code. */
 static int put_file(plot_run *pr, const char *name, const tbuf *b)
 {
@@ -185,8 +193,7 @@ static int put_file(plot_run *pr, const char *name, const tbuf *b)
     char *prev = move_aside(path);
     if (xe_io_write_atomic(path, b->p ? b->p : "", b->len, &err) != XE_OK) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
-        if (prev && rename(prev, path) != 0) unlink(prev);
-        free(prev);
+        put_back(prev, path);
         free(path);
         return XE_EXIT_INTERNAL; /* the write itself failed (a full disk): as solve's */
     }
@@ -201,8 +208,7 @@ static void remove_written(plot_run *pr)
 {
     for (int i = 0; i < pr->nwritten; i++) {
         unlink(pr->written[i]);
-        if (pr->backup[i] && rename(pr->backup[i], pr->written[i]) != 0) unlink(pr->backup[i]);
-        free(pr->backup[i]);
+        put_back(pr->backup[i], pr->written[i]);
         free(pr->written[i]);
     }
     pr->nwritten = 0;
@@ -606,8 +612,7 @@ static int plot_all(plot_run *pr, const char *prog)
             char *prev = move_aside(to);
             if (rename(from, to) != 0) {
                 fprintf(stderr, "xengine: error: %s: cannot rename the image into place: %s\n", to, strerror(errno));
-                if (prev && rename(prev, to) != 0) unlink(prev);
-                free(prev);
+                put_back(prev, to);
                 code = XE_EXIT_INTERNAL;
                 free(from);
                 free(to);

@@ -133,18 +133,20 @@ static const char *secs(char *buf, size_t cap, int width, double x)
     return buf;
 }
 
-/* 1 when the plan's bound is a stage bound below which a schedule outside the stage
- * class could still lie: bound_any (every schedule) is lower, or unknown. */
-static int bound_stage_only(double bound, double bound_any)
+/* What the plan's bound covers: "stage schedules" where it is a stage bound below which
+ * a schedule outside the stage class could still lie (bound_any, every schedule's, is
+ * lower or unknown), else "every schedule"; NULL without a bound. */
+static const char *bound_scope(double bound, double bound_any)
 {
-    return isfinite(bound) && !(bound_any >= bound - 1e-12 * fabs(bound));
+    if (!isfinite(bound)) return NULL;
+    return bound_any >= bound - 1e-12 * fabs(bound) ? "every schedule" : "stage schedules";
 }
 
 /* The outcome of the whole solve in one line, after the method rows: the schedule written,
  * its cost, the bound of the plan and the gap, and whether that proves it within --gap;
  * no_bound (NULL where there is a bound) says why there is none. */
 static void print_result(const char *name, double objective, double bound, double gap, double rel_gap,
-                         const char *no_bound, int heur_only, double bound_any, double gap_any)
+                         const char *no_bound, int heur_only, int stage_only, double bound_any, double gap_any)
 {
     char o[40], b[40], a[40], scope[160] = "";
     if (no_bound) {
@@ -153,7 +155,7 @@ static void print_result(const char *name, double objective, double bound, doubl
     }
     /* a stage bound (eviction, LP, MILP) holds for stage schedules only: say so, and
      * give the bound of every schedule beside it (docs/lns.md, "Bounds") */
-    if (bound_stage_only(bound, bound_any))
+    if (stage_only)
         snprintf(scope, sizeof scope, " among stage schedules; over every schedule the bound is %s s, gap %.3f%%",
                  secs(a, sizeof a, 0, bound_any), 100.0 * gap_any);
     printf("\nresult: %s s (%s), lower bound %s s, gap %.3f%%: %s within --gap %g%s%s\n",
@@ -390,7 +392,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
                         .objective = srp->total_time, .bound = NAN, .gap = NAN, .solve_time = t, .in = in, .sim = srp,
                         .events = sched.len, .nrows = 1};
     js->rows[0] = (xe_cli_json_row){name, "valid", srp->total_time, NAN, NAN, t};
-    print_result(name, srp->total_time, NAN, NAN, 0, "a baseline computes none", 0, NAN, NAN);
+    print_result(name, srp->total_time, NAN, NAN, 0, "a baseline computes none", 0, 0, NAN, NAN);
     printf("schedule (%s), validated by the simulator:\n", name);
     xe_cli_print_summary(in, srp);
     printf("wrote %s (%d events)\n", out, sched.len);
@@ -465,7 +467,6 @@ int xe_cli_solve(int argc, char **argv)
     const char *out = NULL;
     int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     int heur_flag = 0, method_given = 0, ks_on = 0, ks_off = 0; /* for contradictions (-q wins over -v) */
-    const char *out_seen = NULL; /* the -o met so far (out: the last one, for usage errors) */
     const char *method = "auto";
     json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too, */
     for (int i = 1; i + 1 < argc; i++)            /* with -o's path */
@@ -518,12 +519,8 @@ int xe_cli_solve(int argc, char **argv)
                 return usage_exit(json, io.graph, out);
             }
             const char *v = argv[++i];
-            if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-                if (out_seen && strcmp(out_seen, v)) {
-                    fprintf(stderr, "xengine: error: two outputs given: '%s' and '%s' (one -o)\n", out_seen, v);
-                    return usage_exit(json, io.graph, out);
-                }
-                out = out_seen = v;
+            if (!strcmp(a, "-o") || !strcmp(a, "--output")) { /* given twice: refused by main.c's check_repeats */
+                out = v;
                 continue;
             }
             double x = 0;
@@ -728,6 +725,8 @@ int xe_cli_solve(int argc, char **argv)
     double bound = fmin(pr.bound, objective);
     double gap = rel_gap(objective, bound);
     double bound_any = fmin(pr.bound_any, objective), gap_any = rel_gap(objective, bound_any);
+    const char *scope = bound_scope(bound, bound_any);
+    int stage_only = scope && !strcmp(scope, "stage schedules");
     char jba[32], jga[32];
     double t_solve = xe_now() - t_start;
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
@@ -739,7 +738,7 @@ int xe_cli_solve(int argc, char **argv)
              "\"bound_scope\": \"%s\", \"bound_any_s\": %s, \"gap_any\": %s, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"%s\", \"validated_by\": \"xengine simulator\"%s}",
              best_name, objective, json_num(bound, jb, sizeof jb), json_num(gap, jg, sizeof jg),
-             bound_stage_only(bound, bound_any) ? "stage schedules" : "every schedule",
+             stage_only ? "stage schedules" : "every schedule",
              json_num(bound_any, jba, sizeof jba), json_num(gap_any, jga, sizeof jga), t_solve,
              heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status),
              batch_key(batch, bk, sizeof bk));
@@ -754,6 +753,7 @@ int xe_cli_solve(int argc, char **argv)
     js.objective = objective;
     js.bound = bound;
     js.gap = gap;
+    js.bound_scope = scope;
     js.bound_any = bound_any;
     js.gap_any = gap_any;
     js.solve_time = t_solve;
@@ -761,7 +761,7 @@ int xe_cli_solve(int argc, char **argv)
     js.sim = &sr;
     js.events = sched.len;
     print_result(best_name, objective, bound, gap, po.rel_gap, isfinite(bound) ? NULL : "none known", heur_only,
-                 bound_any, gap_any);
+                 stage_only, bound_any, gap_any);
     printf("schedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
     if (pr.reordered)

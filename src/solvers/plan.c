@@ -49,7 +49,6 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     res->bound = -INFINITY;
     res->gap = NAN;
     res->bound_any = -INFINITY;
-    res->gap_any = NAN;
     res->milp_status = -1;
     res->blocker = -1;
     if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
@@ -595,7 +594,6 @@ out:
         res->gap = xe_plan_rel_gap(res->objective, res->bound);
         res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
     }
-    res->gap_any = xe_plan_rel_gap(res->objective, res->bound_any);
     res->time_total = xe_now() - t_start;
     xe_stages_clear(&heur);
     xe_lns_result_clear(&lns);

@@ -284,12 +284,31 @@ void xe_plan_adopt_order(const xe_instance *in2, const xe_stages *st, const char
     *best = st;
     *best_cost = xe_stages_cost(in2, st);
     res->name = name;
-    res->search_order = !strcmp(name, "search-order"); /* the drops case sets it after */
+    res->search_order = 0; /* a low-peak order's; take_search_order sets it after */
     res->time_best = xe_now() - t_start;
     res->reordered = 1;
     xe_plan_trace(res, res->time_best, *best_cost);
     *lb_index = fmin(*lb_index, *lb);
     *lb = xe_bound_stage(in2);
+}
+
+/* Plans from here on in the search bound's path order: in3 (the instance relabelled in
+ * `order`, moved into *in2) with its schedule st (moved into *heur2), found by `name`. */
+static void take_search_order(const xe_instance *in, xe_instance *in3, xe_stages *st, const int *order, int64_t pk,
+                              const char *name, double t_start, xe_plan_result *res, xe_instance **in2, int *perm,
+                              xe_stages *heur2, const xe_instance **cur, const xe_stages **best, double *best_cost,
+                              double *lb, double *lb_index)
+{
+    xe_stages_clear(heur2);
+    *heur2 = *st;
+    memset(st, 0, sizeof *st);
+    xe_instance_free(*in2);
+    *in2 = in3;
+    memcpy(perm, order, (size_t)in->g->n * sizeof *perm);
+    if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(in->g);
+    res->peak_order = pk;
+    xe_plan_adopt_order(*in2, heur2, name, t_start, res, cur, best, best_cost, lb, lb_index);
+    res->search_order = 1;
 }
 
 int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
@@ -302,39 +321,27 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     double t0 = xe_now();
     int *order = malloc((size_t)n * sizeof *order);
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
-    int a = xe_plan_bound_order(bs, order);
-    int64_t pk = a == 1 ? xe_order_peak(in->g, order) : -1;
+    int a = xe_plan_bound_order(bs, order); /* 1: no drops, 2: drops (the order filled either way) */
+    int64_t pk = a >= 1 ? xe_order_peak(in->g, order) : -1;
     xe_instance *in3 = NULL;
     xe_stages st = {0};
     xe_err e2 = {{0}};
-    int rc = a < 0 ? a : XE_OK;
+    int rc = a < 0 ? a : XE_OK, stop = 0;
+    xe_plan_row r = {.method = "search-order", .bound = NAN, .gap = NAN, .milp_status = -1};
     if (a == 1 && pk >= 0 && pk <= in->dev[0].budget) { /* as the path says; checked all the same */
         rc = xe_instance_permute(in, order, &in3, &e2);
         int crc = rc == XE_OK ? xe_heur_checkpoint_all(in3, 0, &st, &e2) : rc;
         if (crc == XE_ENOMEM) rc = XE_ENOMEM;
         if (rc == XE_OK && crc == XE_OK) {
-            xe_stages_clear(heur2);
-            *heur2 = st;
-            xe_instance_free(*in2);
-            *in2 = in3;
-            memcpy(perm, order, (size_t)n * sizeof *perm);
-            if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(in->g);
-            res->peak_order = pk;
-            xe_plan_adopt_order(*in2, heur2, "search-order", t_start, res, cur, best, best_cost, lb, lb_index);
-            if (o->phase) o->phase(o->ctx, "search-order");
-            xe_plan_row r = {.method = "search-order",
-                             .status = "every node once in the search bound's order: optimal",
-                             .objective = *best_cost,
-                             .bound = once,
-                             .gap = xe_plan_rel_gap(*best_cost, once),
-                             .time = xe_now() - t0,
-                             .milp_status = -1};
-            xe_plan_emit(o, res, &r);
-            free(order);
-            return 1;
+            take_search_order(in, in3, &st, order, pk, "search-order", t_start, res, in2, perm, heur2, cur, best,
+                              best_cost, lb, lb_index);
+            in3 = NULL;
+            r.status = "every node once in the search bound's order: optimal";
+            r.objective = *best_cost;
+            r.bound = once;
+            r.gap = xe_plan_rel_gap(*best_cost, once);
+            stop = 1;
         }
-        xe_instance_free(in3);
-        xe_stages_clear(&st);
     } else if (a == 2 && !xe_plan_stopped(o)) {
         /* the relaxed game's cheapest path has drops: its order of first computes is a
          * stage order whose class holds schedules that follow the path (a drop and its
@@ -349,34 +356,23 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
         double c = rc == XE_OK && hrc == XE_OK ? xe_stages_cost(in3, &st) : INFINITY;
         int take = c < *best_cost * (1 - 1e-12);
         if (take) {
-            xe_stages_clear(heur2);
-            *heur2 = st;
-            memset(&st, 0, sizeof st);
-            xe_instance_free(*in2);
-            *in2 = in3;
+            take_search_order(in, in3, &st, order, pk, w, t_start, res, in2, perm, heur2, cur, best, best_cost, lb,
+                              lb_index);
             in3 = NULL;
-            memcpy(perm, order, (size_t)n * sizeof *perm);
-            if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(in->g);
-            res->peak_order = xe_order_peak(in->g, order);
-            xe_plan_adopt_order(*in2, heur2, w, t_start, res, cur, best, best_cost, lb, lb_index);
-            res->search_order = 1;
         }
-        xe_instance_free(in3);
-        xe_stages_clear(&st);
-        if (rc == XE_OK) {
-            if (o->phase) o->phase(o->ctx, "search-order");
-            xe_plan_row r = {.method = "search-order",
-                             .status = take ? "the search bound's order (its path recomputes): valid, planned in it"
-                                       : isfinite(c) ? "the search bound's order (its path recomputes): valid, not cheaper"
-                                                     : "the search bound's order (its path recomputes): no schedule found",
-                             .objective = c,
-                             .bound = NAN,
-                             .gap = NAN,
-                             .time = xe_now() - t0,
-                             .milp_status = -1};
-            xe_plan_emit(o, res, &r);
-        }
+        r.status = take           ? "the search bound's order (its path recomputes): valid, planned in it"
+                   : isfinite(c) ? "the search bound's order (its path recomputes): valid, not cheaper"
+                                 : "the search bound's order (its path recomputes): no schedule found";
+        r.objective = c;
+    }
+    xe_instance_free(in3);
+    xe_stages_clear(&st);
+    if (rc == XE_OK && r.status) {
+        if (o->phase) o->phase(o->ctx, "search-order");
+        r.time = xe_now() - t0;
+        xe_plan_emit(o, res, &r);
     }
     free(order);
-    return rc == XE_ENOMEM ? xe_err_set(err, XE_ENOMEM, "plan: out of memory adopting the search bound's order") : 0;
+    if (rc == XE_ENOMEM) return xe_err_set(err, XE_ENOMEM, "plan: out of memory adopting the search bound's order");
+    return stop;
 }

@@ -22,6 +22,17 @@ check() { # check WHAT COND...
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
 }
 
+# the solver processes are forks of xengine: same command line, with the run's output
+# path; prints the pids of those still running with output path $1
+left_behind() {
+  local left="" f cmd
+  for f in /proc/[0-9]*/cmdline; do
+    cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+    case $cmd in "$xe solve "*"$1"*) left="$left ${f#/proc/}" ;; esac
+  done
+  echo "$left"
+}
+
 # job control: without it a background job starts with SIGINT ignored, and xengine
 # leaves an ignored SIGINT alone (a script's Ctrl-C is not meant for its background jobs)
 set -m
@@ -44,14 +55,8 @@ t1=$(date +%s.%N)
 check "exit 0 after the interrupt (got $code)" test "$code" -eq 0
 check "ended within 5 s of the signal ($(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s)" \
   awk -v a="$t0" -v b="$t1" 'BEGIN {exit !(b - a < 5)}'
-# the solver processes are forks of xengine: same command line, with this run's output path
 sleep 0.2
-left=""
-for f in /proc/[0-9]*/cmdline; do
-  cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
-  case $cmd in "$xe solve "*"$tmp/s.json"*) left="$left ${f#/proc/}" ;; esac
-done
-check "no solver process left behind" test -z "$left"
+check "no solver process left behind" test -z "$(left_behind "$tmp/s.json")"
 check "stderr: interrupted, keeping the best schedule" \
   grep -q "^xengine: .*resnet18.onnx: interrupted; stopped after .* s: keeping the best schedule found so far$" "$tmp/err"
 check "the LNS row says interrupted" grep -q '^lns .* interrupted$' "$tmp/out"
@@ -77,12 +82,7 @@ sleep 1
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 sleep 0.5
-left=""
-for f in /proc/[0-9]*/cmdline; do
-  cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
-  case $cmd in "$xe solve "*"$tmp/k.json"*) left="$left ${f#/proc/}" ;; esac
-done
-check "SIGKILL: no solver process left behind" test -z "$left"
+check "SIGKILL: no solver process left behind" test -z "$(left_behind "$tmp/k.json")"
 check "SIGKILL: nothing written" test ! -e "$tmp/k.json"
 
 # without job control the background job inherits an ignored SIGINT: xengine keeps it

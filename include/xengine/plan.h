@@ -131,6 +131,11 @@ typedef struct xe_plan_opts {
                             MILP phases (auto's final, milp mode): 1 on, 0 off, -1 (the
                             default) on in auto where its final MILP has at least 10 s,
                             else off (docs/lns.md) */
+    int no_anneal;       /* 1: never run the event-list local search (xe_anneal,
+                            docs/anneal.md) as the last phase, which otherwise runs on one
+                            device where the graph's order is far from its best or no stage
+                            schedule was found, with XE_PLAN_ANNEAL_SHARE of the limit kept
+                            back for it (row "anneal") (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the
@@ -211,6 +216,7 @@ typedef struct xe_plan_result {
     char orders_status[96];  /* the orders row's status (further low-peak orders) */
     char restage_status[112]; /* the restaged row's status */
     char bound_search_status[96]; /* the search-bound row's status */
+    char anneal_status[96];  /* the anneal row's status */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
@@ -219,7 +225,8 @@ typedef struct xe_plan_result {
     const char *name;    /* where sol came from: the portfolio's member name, "descent",
                             "lns", "milp", "pebbling" (events), "restaged" or
                             "restaged-lns" (events: the pebbling schedule improved in
-                            stage form, locally or by LNS; docs/reorder.md),
+                            stage form, locally or by LNS; docs/reorder.md), "anneal"
+                            (events: the event-list local search's, docs/anneal.md),
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,

@@ -45,6 +45,8 @@ static void help(FILE *f)
             "  --no-reorder     plan in the graph's own node order only (see --method)\n"
             "  --no-bound-search  on one device, do not run the search bound on a second\n"
             "                   thread (docs/lns.md, Bounds: row search-bound)\n"
+            "  --no-anneal      on one device, do not run the event-list local search last\n"
+            "                   (docs/anneal.md: row anneal)\n"
             "  --knapsack-rows  add the knapsack rows to the whole-model MILP (docs/\n"
             "                   formulation.md, constraint 9): same optimum, stronger CBC\n"
             "                   bounds, sometimes a slower CBC (default: on in auto when\n"
@@ -483,6 +485,8 @@ int xe_cli_solve(int argc, char **argv)
             po.no_reorder = 1;
         } else if (!strcmp(a, "--no-bound-search")) {
             po.no_bound_search = 1;
+        } else if (!strcmp(a, "--no-anneal")) {
+            po.no_anneal = 1;
         } else if (!strcmp(a, "--no-start")) {
             no_start = 1;
         } else if (!strcmp(a, "--knapsack-rows")) {

@@ -81,6 +81,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double lb_index = INFINITY;  /* once reordered: the stage bound of the index order */
     xe_plan_aside aside = {.cost = INFINITY}; /* a low-peak order's schedule under 1% cheaper */
     double t_aside = 0;
+    /* the event-list local search's time, kept back from the phases after the order
+     * search (xe_plan_anneal_share); they then plan under `phases`, o's limit less it */
+    double anneal_s = 0;
+    const xe_plan_opts *oall = o;
+    xe_plan_opts phases;
     int rc;
 
     /* 1. heuristic portfolio (docs/heuristic.md), its randomised restarts left for 1b;
@@ -166,6 +171,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     if (rc == 1) xe_plan_adopt_order(in2, &heur2, which, t_start, res, &cur, &best, &best_cost, &lb, &lb_index);
     rc = XE_OK;
+    anneal_s = xe_plan_anneal_share(in, o, res, best || aside.events.len);
+    if (anneal_s > 0 && o->time_limit > 0) {
+        phases = *o;
+        phases.time_limit = o->time_limit - anneal_s;
+        o = &phases;
+    }
 
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
     rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
@@ -576,6 +587,13 @@ out:
         xe_plan_set_reordered(res, o, aside.cost, fmin(fmin(lb, lb_index), aside.bound));
     }
     xe_schedule_clear(&aside.events);
+    /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
+     * the phases left, unless the search bound has proven the schedule in hand */
+    if (rc == XE_OK && anneal_s > 0 && !xe_plan_bound_proves(&bsearch, res->objective, oall->rel_gap)) {
+        double secs = oall->time_limit > 0 ? xe_plan_time_left(oall, t_start) : anneal_s;
+        rc = xe_plan_anneal_phase(in, oall, res, t_start, secs, lb_any, err);
+    }
+    o = oall;
     /* the search bound holds for every schedule, so for the class each branch above
      * bounds: it raises the result's bound wherever higher */
     double sb = xe_plan_bound_finish(&bsearch, o, res);

@@ -8,7 +8,8 @@
  *   plan_milp.c    the whole MILP as a phase; the LP relaxation as a bound
  *   plan_search.c  the exact search (pebbling) and the chain DP as phases
  *   plan_order.c   low-peak topological orders (docs/reorder.md)
- *   plan_restage.c the exact search's schedules restaged and improved (docs/reorder.md) */
+ *   plan_restage.c the exact search's schedules restaged and improved (docs/reorder.md)
+ *   plan_anneal.c  the event-list local search as the last phase (docs/anneal.md) */
 #ifndef XENGINE_SOLVERS_PLAN_INT_H
 #define XENGINE_SOLVERS_PLAN_INT_H
 
@@ -175,6 +176,25 @@ int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
 int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                          xe_plan_bound *bs, xe_instance **in2, int *perm, xe_stages *heur2, const xe_instance **cur,
                          const xe_stages **best, double *best_cost, double *lb, double *lb_index, xe_err *err);
+
+/* The event-list local search's share of the limit, kept back from the phases before it
+ * (docs/anneal.md, "In the planner"), and its time without a limit (heuristic mode). */
+#define XE_PLAN_ANNEAL_SHARE 0.15
+#define XE_PLAN_ANNEAL_DEFAULT_S 2.0
+/* Its rounds in heuristic mode (deterministic where they finish within its time). */
+#define XE_PLAN_ANNEAL_HEURISTIC_ROUNDS 8
+
+/* plan_anneal.c: the seconds to keep back for the anneal (0: it does not run): one
+ * device, not milp nor feasibility, and either a graph whose file order is far from its
+ * best (XE_PLAN_COMPETITOR_PEAK) or no stage schedule found (stage_found 0). */
+double xe_plan_anneal_share(const xe_instance *in, const xe_plan_opts *o, const xe_plan_result *res, int stage_found);
+/* Anneals the schedule in hand (res->events, else res->sol in in's ids) for `seconds`
+ * (row "anneal"); a cheaper result replaces it as res->events (name "anneal", bound
+ * lb_any: only bounds over every schedule hold for it). Skipped under
+ * XE_PLAN_MIN_PHASE, once interrupted, without a schedule, or where the schedule meets
+ * xe_bound_cheapest or lb_any within rel_gap. XE_ENOMEM, XE_EINTERNAL. */
+int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                         double seconds, double lb_any, xe_err *err);
 
 /* plan_search.c */
 int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,

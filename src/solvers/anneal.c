@@ -41,10 +41,11 @@ typedef struct sa_eval {
     int64_t *delta;     /* [cap + 1] change of the resident bytes at each position */
 } sa_eval;
 
-/* Evaluates seq[0..m): 0 when some compute lacks an input or some node is never
- * computed; else 1 with *cost (seconds), *over (bytes above the budget summed over the
- * computes) and *peak (bytes). Leaves e->last for the frees. */
-static int sa_evaluate(sa_eval *e, const int *seq, int m, double *cost, double *over, int64_t *peak)
+/* Evaluates seq[0..m): 0 when some compute lacks an input or (check_all) some node is
+ * never computed; else 1 with *cost (seconds), *over (bytes above the budget summed over
+ * the computes) and *peak (bytes). Leaves e->last for the frees. The moves keep every
+ * node computed (a delete needs a second compute), so the search passes check_all 0. */
+static int sa_evaluate(sa_eval *e, const int *seq, int m, int check_all, double *cost, double *over, int64_t *peak)
 {
     const xe_graph *g = e->g;
     for (int v = 0; v < g->n; v++) e->cur[v] = -1;
@@ -60,7 +61,7 @@ static int sa_evaluate(sa_eval *e, const int *seq, int m, double *cost, double *
         e->last[k] = k;
         c += e->cost[v];
     }
-    for (int v = 0; v < g->n; v++)
+    for (int v = 0; check_all && v < g->n; v++)
         if (e->cur[v] < 0) return 0;
     memset(e->delta, 0, ((size_t)m + 1) * sizeof *e->delta);
     for (int k = 0; k < m; k++) {
@@ -150,7 +151,7 @@ static int sa_write(const xe_instance *in, sa_eval *e, const int *seq, int m, do
     double c, ov;
     int64_t pk;
     xe_schedule_clear(out);
-    if (!sa_evaluate(e, seq, m, &c, &ov, &pk) || ov > 0)
+    if (!sa_evaluate(e, seq, m, 1, &c, &ov, &pk) || ov > 0)
         return xe_err_set(err, XE_EINTERNAL, "anneal: the sequence to write is not valid");
     /* the frees at position k, grouped by a counting sort on last[] */
     int *head = malloc(((size_t)m + 1) * sizeof *head);
@@ -233,7 +234,7 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
     }
     double cur_cost, cur_over;
     int64_t cur_peak;
-    if (!sa_evaluate(&e, seq, m, &cur_cost, &cur_over, &cur_peak) || cur_over > 0) {
+    if (!sa_evaluate(&e, seq, m, 1, &cur_cost, &cur_over, &cur_peak) || cur_over > 0) {
         rc = xe_err_set(err, XE_EINTERNAL, "anneal: the start's computes do not replay as the simulator did");
         goto out;
     }
@@ -261,6 +262,8 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
         cur_cost = best_cost;
         cur_over = 0;
         double energy = cur_cost;
+        /* the temperature falls geometrically from t_hot to t_cold over the round */
+        double temp = t_hot, cool = pow(t_cold / t_hot, 1.0 / (double)round);
         res->rounds++;
         for (int64_t it = 0; it < round; it++) {
             if ((it & 255) == 0 && (xe_now() >= deadline || (o->interrupt && *o->interrupt))) {
@@ -268,13 +271,13 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
                 break;
             }
             res->moves++;
+            temp *= cool;
             int cm = sa_propose(g, seq, m, cnt, cap, &rs, cand);
             if (cm < 0) continue;
             double cc, co;
             int64_t cp;
-            if (!sa_evaluate(&e, cand, cm, &cc, &co, &cp)) continue;
+            if (!sa_evaluate(&e, cand, cm, 0, &cc, &co, &cp)) continue;
             double ce = cc + lambda * co;
-            double temp = t_hot * pow(t_cold / t_hot, (double)it / (double)round);
             if (ce > energy && !(sa_unit(&rs) < exp((energy - ce) / temp))) continue;
             /* accepted: the counts follow the length change */
             if (cm < m) { /* a delete: find the node that lost a compute */

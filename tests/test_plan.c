@@ -594,6 +594,34 @@ static void test_lp_proof(void **state)
     assert_true(proofs >= 1);
 }
 
+/* A graph whose dense stage matrices (8 B x n x n x devices) exceed 90% of the memory
+ * the call may count on is refused at once with XE_ENOMEM and the sizes, and planned
+ * where they fit: a random 1,500-node DAG on one device needs 18,000,000 B. */
+static void test_memory_guard(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_dag(5, 1500, 0.002, 1.0);
+    assert_non_null(in);
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.mode = XE_PLAN_HEURISTIC;
+    o.time_limit = 30;
+    o.memory_bytes = 19000000; /* 90%: 17,100,000 B, below the 18,000,000 B needed */
+    xe_plan_result r;
+    xe_err err;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_ENOMEM);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, "1500 nodes on 1 device: the dense stage matrices need about 17 MiB"));
+    assert_null(r.sol.R);
+    assert_int_equal(r.events.len, 0);
+    xe_plan_result_clear(&r);
+    o.memory_bytes = 20000000; /* 90%: 18,000,000 B, enough */
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    assert_true(r.sol.R || r.events.len);
+    xe_plan_result_clear(&r);
+    xe_instance_free(in);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -774,6 +802,7 @@ int main(void)
         cmocka_unit_test(test_extra_starts),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_lp_proof),
+        cmocka_unit_test(test_memory_guard),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_knapsack_milp_mode),
         cmocka_unit_test(test_chain_dp_in_plan),

@@ -165,6 +165,11 @@ typedef struct xe_plan_opts {
                             heuristic mode (whose output stays deterministic) (0) */
     size_t bound_search_bytes; /* its memory limit in bytes, 0: a quarter of the physical
                             memory, at most 4 GiB (0) */
+    size_t memory_bytes; /* the memory the call may count on, bytes (0: the machine's
+                            physical memory). The stage checks hold n x n x D doubles, so
+                            a graph with 8 n^2 D above 90% of it is refused at once
+                            (XE_ENOMEM, "the dense stage matrices need about ...") instead
+                            of being killed by the kernel later (0) */
     int feasibility;     /* 1: stop at the first schedule: no LNS, no MILP when the portfolio
                             or an extra start gave one; else the MILP alone (0) */
     const xe_plan_start *starts; /* extra start candidates, [nstarts], or NULL; one is used

@@ -40,6 +40,14 @@ static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_pl
     return rc;
 }
 
+/* bytes as "12.3 GiB", or "45 MiB" below a GiB, into buf; returns buf. */
+static const char *plan_size(char *buf, size_t cap, double bytes)
+{
+    if (bytes >= 1073741824.0) snprintf(buf, cap, "%.1f GiB", bytes / 1073741824.0);
+    else snprintf(buf, cap, "%.0f MiB", bytes / 1048576.0);
+    return buf;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -58,6 +66,19 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         return xe_err_set(err, XE_EINVAL,
                           "plan: bad options (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
                           o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
+
+    /* the dense stage matrices (xe_stages_check's n x n x D doubles): refused at once
+     * where they cannot fit, rather than killed by the kernel part way (README, "Limits") */
+    double stage_bytes = 8.0 * (double)in->g->n * (double)in->g->n * (double)in->ndev;
+    double memory = o->memory_bytes ? (double)o->memory_bytes : xe_plan_physical_bytes();
+    if (memory > 0 && stage_bytes > XE_PLAN_MEMORY_SHARE * memory) {
+        char need[32], have[32];
+        return xe_err_set(err, XE_ENOMEM,
+                          "%d nodes on %d device%s: the dense stage matrices need about %s (8 B x n x n x "
+                          "devices), more than %.0f%% of the %s of memory here; plan a smaller graph",
+                          in->g->n, in->ndev, in->ndev == 1 ? "" : "s", plan_size(need, sizeof need, stage_bytes),
+                          100.0 * XE_PLAN_MEMORY_SHARE, plan_size(have, sizeof have, memory));
+    }
 
     xe_stages heur = {0};
     xe_lns_result lns;

@@ -184,6 +184,14 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
 /* Its rounds in heuristic mode (deterministic where they finish within its time). */
 #define XE_PLAN_ANNEAL_HEURISTIC_ROUNDS 8
 
+/* The share of the memory (xe_plan_opts.memory_bytes, else the physical memory) that the
+ * dense stage matrices may take before xe_plan refuses the graph. A 20,000-node chain
+ * peaks at 2.9 GB resident on one device, 6.4 GB on two (8 B x n x n x devices: the
+ * stage check's doubles; README "Limits"). */
+#define XE_PLAN_MEMORY_SHARE 0.9
+/* plan_util.c: the machine's physical memory in bytes (0 when unknown). */
+double xe_plan_physical_bytes(void);
+
 /* plan_anneal.c: the seconds to keep back for the anneal (0: it does not run): one
  * device, not milp nor feasibility, and either a graph whose file order is far from its
  * best (XE_PLAN_COMPETITOR_PEAK) or no stage schedule found (stage_found 0). */

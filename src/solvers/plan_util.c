@@ -1,6 +1,7 @@
 /* The planner's options, names, rows, trace and clock (src/solvers/plan_int.h). */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xengine/timer.h"
 
@@ -149,4 +150,10 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
     xe_plan_row r = {.method = method, .status = status, .objective = objective, .bound = NAN, .gap = NAN,
                      .time = seconds, .milp_status = -1};
     xe_plan_emit(o, res, &r);
+}
+
+double xe_plan_physical_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
 }

@@ -68,7 +68,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                           o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
 
     /* the dense stage matrices (xe_stages_check's n x n x D doubles): refused at once
-     * where they cannot fit, rather than killed by the kernel part way (README, "Limits") */
+     * where they cannot fit, rather than killed by the kernel part way (README, "Status") */
     double stage_bytes = 8.0 * (double)in->g->n * (double)in->g->n * (double)in->ndev;
     double memory = o->memory_bytes ? (double)o->memory_bytes : xe_plan_physical_bytes();
     if (memory > 0 && stage_bytes > XE_PLAN_MEMORY_SHARE * memory) {

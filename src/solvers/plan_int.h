@@ -187,7 +187,7 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
 /* The share of the memory (xe_plan_opts.memory_bytes, else the physical memory) that the
  * dense stage matrices may take before xe_plan refuses the graph. A 20,000-node chain
  * peaks at 2.9 GB resident on one device, 6.4 GB on two (8 B x n x n x devices: the
- * stage check's doubles; README "Limits"). */
+ * stage check's doubles; README "Status"). */
 #define XE_PLAN_MEMORY_SHARE 0.9
 /* plan_util.c: the machine's physical memory in bytes (0 when unknown). */
 double xe_plan_physical_bytes(void);

@@ -10,7 +10,8 @@
  *            node's previous compute, which then lives longer);
  *   insert   compute an input u of some event e again, at a random place between u's
  *            compute that e reads and e (e and the reads after it read the new one);
- *   move     take one compute out and put it back up to 20 places away.
+ *   move     take one compute out and put it back up to 20 places away (one move in
+ *            four: up to half the sequence away).
  *
  * A sequence is admitted when every compute finds its inputs computed before it and
  * every node is computed; its energy is cost + lambda * overflow, overflow being the

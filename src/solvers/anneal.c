@@ -14,7 +14,8 @@
 
 #include "rng.h"
 
-/* Moves at most this far (in computes) for `move`. */
+/* `move` takes a compute at most this far (in computes), except one move in four,
+ * which may take it up to half the sequence away (docs/anneal.md, "Tuning"). */
 #define XE_ANNEAL_MOVE_REACH 20
 /* Defaults (docs/anneal.md, "Tuning"). */
 #define XE_ANNEAL_MOVES_PER_COMPUTE 2000
@@ -122,7 +123,8 @@ static int sa_propose(const xe_graph *g, const int *seq, int m, const int *cnt, 
         return m + 1;
     }
     /* move: out at k, back in at p of the remaining m - 1 */
-    int w = 1 + sa_below(rs, XE_ANNEAL_MOVE_REACH);
+    int far = (xe_splitmix64(rs) & 3) == 0 && m > 4;
+    int w = 1 + sa_below(rs, far ? m / 2 : XE_ANNEAL_MOVE_REACH);
     int p = k + sa_below(rs, 2 * w + 1) - w;
     if (p < 0) p = 0;
     if (p > m - 1) p = m - 1;

@@ -250,7 +250,7 @@ fi
 # the event-list local search (docs/anneal.md) runs last on one device where no stage
 # schedule is found: layered_n120 at 70000 B (45.6% of its peak, below the portfolio's
 # floor of 62.8%), heuristic mode: its row follows the exact search's, and its schedule,
-# cheaper (165.417 s -> 127.781 s in a Release build), is the one written, valid in the
+# cheaper (165.417 s -> 127.8-130.5 s in Release builds), is the one written, valid in the
 # simulator at that budget; --no-anneal leaves the row out and writes the search's
 "$xe" solve "$lg" --devices gpu --budget 70000 --method heuristic --time-limit 20 -o "$tmp/a.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -8,6 +8,8 @@
  *     search's schedule: every result replays in the simulator within the budget, costs
  *     no more than its start and no less than the brute-force optimum; how often it
  *     reaches that optimum is printed and asserted (at least 90% of the instances);
+ *   - a target cost met stops it in the round it is met; no output keeps a compute that
+ *     nothing reads of a node computed elsewhere too;
  *   - the same seed and rounds give the same schedule; options, starts and instances it
  *     cannot take are refused with XE_EINVAL and an empty output;
  *   - in the planner (random_layered_n100 at 60% from ../shared/graphs, skipped, saying
@@ -45,6 +47,29 @@ static double replay(const xe_instance *in, const xe_schedule *s, int64_t *peak)
     assert_true(r.dev[0].peak <= in->dev[0].budget);
     if (peak) *peak = r.dev[0].peak;
     return r.total_time;
+}
+
+/* Computes in s whose output is freed (or never freed) before any compute reads it, of
+ * nodes computed more than once: none should be left in the anneal's output. */
+static int unread_recomputes(const xe_instance *in, const xe_schedule *s)
+{
+    const xe_graph *g = in->g;
+    int n = g->n, bad = 0;
+    int times[64] = {0}; /* the tests' graphs: at most 64 nodes */
+    assert_true(n <= 64);
+    for (int i = 0; i < s->len; i++)
+        if (s->ev[i].kind == XE_EV_COMPUTE) times[s->ev[i].node]++;
+    for (int i = 0; i < s->len; i++) {
+        if (s->ev[i].kind != XE_EV_COMPUTE || times[s->ev[i].node] < 2) continue;
+        int v = s->ev[i].node, read = 0;
+        for (int j = i + 1; j < s->len && !read; j++) {
+            if (s->ev[j].node == v && s->ev[j].kind != XE_EV_COPY) break; /* freed or computed again */
+            if (s->ev[j].kind != XE_EV_COMPUTE) continue;
+            for (int p = g->pred_off[s->ev[j].node]; p < g->pred_off[s->ev[j].node + 1]; p++) read |= g->pred[p] == v;
+        }
+        bad += !read;
+    }
+    return bad;
 }
 
 /* Options that never reach their time limit: a fixed number of rounds of fixed length. */
@@ -122,6 +147,34 @@ static void test_hand(void **state)
     xe_instance_free(in);
 }
 
+/* A target met stops the search at its next check (every 256 moves): the hand case at
+ * 8 B with target 10 s, its optimum, ends in the first round, cut short. */
+static void test_target(void **state)
+{
+    (void)state;
+    xe_schedule start, out;
+    xe_instance *in = skip_case(&start, &out);
+    in->dev[0].budget = 8;
+    xe_anneal_opts o;
+    fixed_opts(&o, 4);
+    o.target = 10.0;
+    xe_anneal_result r;
+    xe_err err = {{0}};
+    assert_int_equal(xe_anneal(in, &start, &o, &out, &r, &err), XE_OK);
+    assert_true(fabs(r.cost - 10.0) < 1e-12);
+    assert_int_equal(r.rounds, 0);
+    assert_int_equal(r.partial, 1);
+    assert_true(r.moves < 20000);
+    o.target = 0; /* without it: every round to its end */
+    assert_int_equal(xe_anneal(in, &start, &o, &out, &r, &err), XE_OK);
+    assert_int_equal(r.rounds, 4);
+    assert_int_equal(r.partial, 0);
+    assert_int_equal(r.moves, 4 * 20000);
+    xe_schedule_clear(&start);
+    xe_schedule_clear(&out);
+    xe_instance_free(in);
+}
+
 #define N_RANDOM 200
 
 static void test_against_brute_force(void **state)
@@ -159,6 +212,7 @@ static void test_against_brute_force(void **state)
         assert_true(fabs(r.start_cost - c0) <= 1e-9 * fmax(1.0, c0));
         assert_true(c <= c0 + 1e-9);
         assert_true(c >= bf - 1e-9);
+        assert_int_equal(unread_recomputes(in, &out), 0);
         tried++;
         reached += c <= bf + 1e-9;
         improved += c < c0 - 1e-9;
@@ -182,6 +236,7 @@ static void test_deterministic(void **state)
     (void)state;
     xe_instance *in = xe_test_random_dag(77, 40, 0.12, 0.15);
     assert_non_null(in);
+    in->cost[0] = 0; /* a free node: its recomputations cost nothing, unread ones must go */
     xe_pebble *p = xe_pebble_new(in->g, 0);
     assert_non_null(p);
     xe_schedule start, a, b;
@@ -203,6 +258,7 @@ static void test_deterministic(void **state)
     assert_int_equal(ra.rounds, 3);
     assert_int_equal(ra.moves, 3 * 20000);
     assert_true(replay(in, &a, NULL) <= replay(in, &start, NULL) + 1e-9);
+    assert_int_equal(unread_recomputes(in, &a), 0);
     printf("40-node DAG: the exact search's schedule %.3f s, annealed %.3f s\n", ra.start_cost, ra.cost);
     xe_schedule_clear(&start);
     xe_schedule_clear(&a);
@@ -289,6 +345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_target),
         cmocka_unit_test(test_against_brute_force),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_refuses),

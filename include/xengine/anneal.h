@@ -43,6 +43,8 @@ typedef struct xe_anneal_opts {
                                             per mean byte; 0: 10 */
     int max_rounds;                      /* stop after this many rounds even with time left
                                             (0: none); one round is the same on every run */
+    double target;                       /* seconds: stop once the cheapest valid sequence
+                                            costs at most this (a bound proves it); 0: none */
     const volatile sig_atomic_t *interrupt; /* once set, acts as the deadline (NULL: none) */
 } xe_anneal_opts;
 
@@ -54,7 +56,9 @@ typedef struct xe_anneal_result {
     double cost;          /* seconds: the result's (<= start_cost) */
     int64_t peak;         /* bytes: the result's peak, <= the budget */
     int64_t moves;        /* moves proposed, all rounds */
-    int rounds;           /* rounds begun */
+    int rounds;           /* rounds run to their end */
+    int partial;          /* 1 when a further round was cut short (time limit, interrupt,
+                             target reached) */
     double time_best;     /* seconds from the call to the cheapest sequence */
     double time_total;    /* seconds in the call */
 } xe_anneal_result;
@@ -62,7 +66,8 @@ typedef struct xe_anneal_result {
 /* Improves the valid one-device schedule `start` of `in` (in->ndev must be 1; copies are
  * not allowed there) within o->time_limit seconds, and writes the cheapest valid
  * schedule found to *out (cleared first; owned by the caller; start itself, re-written
- * with its frees at the last reads, when nothing cheaper was found). Every schedule
+ * with its frees at the last reads, when nothing cheaper was found; either way without
+ * computes that nothing reads, unless they are their node's only one). Every schedule
  * written has been replayed by the simulator (xe_sim_run) within in->dev[0].budget.
  * Errors: XE_EINVAL (not one device, a start that the simulator rejects or that exceeds
  * the budget, bad options), XE_ENOMEM; *out is then empty. Deterministic for a given seed

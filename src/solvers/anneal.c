@@ -144,6 +144,30 @@ static int sa_propose(const xe_graph *g, const int *seq, int m, const int *cnt, 
     return m;
 }
 
+/* Removes from seq[0..*m) every compute that nothing reads while its node is computed
+ * elsewhere too (cnt[v]: computes of v), in passes until none is left: the moves keep
+ * zero-cost ones, which change neither the cost nor, once dropped, the validity, and a
+ * dead compute only adds bytes at its own step and keeps its inputs resident. */
+static void sa_drop_dead(sa_eval *e, int *seq, int *m, int *cnt)
+{
+    double c, ov;
+    int64_t pk;
+    for (int again = 1; again;) {
+        again = 0;
+        if (!sa_evaluate(e, seq, *m, 1, &c, &ov, &pk)) return;
+        int w = 0;
+        for (int k = 0; k < *m; k++) {
+            if (e->last[k] == k && cnt[seq[k]] > 1) {
+                cnt[seq[k]]--;
+                again = 1;
+                continue;
+            }
+            seq[w++] = seq[k];
+        }
+        *m = w;
+    }
+}
+
 /* Writes the schedule of seq[0..m) (computes, each followed by the frees of the tensors
  * read for the last time there) into *out and replays it: XE_OK, XE_ENOMEM, or
  * XE_EINTERNAL when the simulator disagrees with the evaluation. */
@@ -153,7 +177,7 @@ static int sa_write(const xe_instance *in, sa_eval *e, const int *seq, int m, do
     double c, ov;
     int64_t pk;
     xe_schedule_clear(out);
-    if (!sa_evaluate(e, seq, m, 1, &c, &ov, &pk) || ov > 0)
+    if (!sa_evaluate(e, seq, m, 1, &c, &ov, &pk) || ov > 0 || fabs(c - cost) > 1e-9 * fmax(1.0, cost))
         return xe_err_set(err, XE_EINTERNAL, "anneal: the sequence to write is not valid");
     /* the frees at position k, grouped by a counting sort on last[] */
     int *head = malloc(((size_t)m + 1) * sizeof *head);
@@ -266,9 +290,10 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
         double energy = cur_cost;
         /* the temperature falls geometrically from t_hot to t_cold over the round */
         double temp = t_hot, cool = pow(t_cold / t_hot, 1.0 / (double)round);
-        res->rounds++;
-        for (int64_t it = 0; it < round; it++) {
-            if ((it & 255) == 0 && (xe_now() >= deadline || (o->interrupt && *o->interrupt))) {
+        int64_t it = 0;
+        for (; it < round; it++) {
+            if ((it & 255) == 0 && (xe_now() >= deadline || (o->interrupt && *o->interrupt) ||
+                                    (o->target > 0 && best_cost <= o->target))) {
                 stop = 1;
                 break;
             }
@@ -304,6 +329,17 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
                 res->time_best = xe_now() - t0;
             }
         }
+        if (!stop) res->rounds++;
+        else res->partial = it > 0;
+    }
+    /* the cheapest sequence without computes nothing reads (zero-cost ones ride along);
+     * dropping them lowers no byte count above its own and no cost below zero */
+    memset(cnt, 0, (size_t)n * sizeof *cnt);
+    for (int k = 0; k < bm; k++) cnt[best[k]]++;
+    sa_drop_dead(&e, best, &bm, cnt);
+    if (!sa_evaluate(&e, best, bm, 1, &best_cost, &cur_over, &best_peak) || cur_over > 0) {
+        rc = xe_err_set(err, XE_EINTERNAL, "anneal: dropping unread computes broke the sequence");
+        goto out;
     }
     rc = sa_write(in, &e, best, bm, best_cost, out, err);
     res->cost = best_cost;

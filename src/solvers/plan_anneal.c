@@ -26,7 +26,8 @@ int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
 {
     if (!(seconds >= XE_PLAN_MIN_PHASE) || xe_plan_stopped(o) || (!res->events.len && !res->sol.R)) return XE_OK;
     /* nothing to gain where the schedule in hand meets a bound over every schedule */
-    if (xe_plan_rel_gap(res->objective, fmax(xe_bound_cheapest(in), lb_any)) <= o->rel_gap) return XE_OK;
+    double any = fmax(xe_bound_cheapest(in), lb_any);
+    if (xe_plan_rel_gap(res->objective, any) <= o->rel_gap) return XE_OK;
     if (o->phase) o->phase(o->ctx, "anneal");
     double t0 = xe_now();
     xe_schedule start, out;
@@ -45,6 +46,9 @@ int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     ao.interrupt = o->interrupt;
     /* heuristic mode: a fixed number of rounds, the same on every run that finishes them */
     ao.max_rounds = o->mode == XE_PLAN_HEURISTIC ? XE_PLAN_ANNEAL_HEURISTIC_ROUNDS : 0;
+    /* stop once the bounds over every schedule prove it within the gap (bound <= cost <=
+     * bound / (1 - gap)) */
+    ao.target = o->rel_gap < 1 ? any / (1 - o->rel_gap) : 0;
     xe_anneal_result ar;
     rc = xe_anneal(in, &start, &ao, &out, &ar, err);
     xe_schedule_clear(&start);
@@ -53,9 +57,10 @@ int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
         return rc;
     }
     int better = ar.cost < res->objective * (1 - 1e-12);
-    snprintf(res->anneal_status, sizeof res->anneal_status, "%s, %d round%s, %lld moves",
+    snprintf(res->anneal_status, sizeof res->anneal_status, "%s, %d round%s%s, %lld moves%s",
              better ? "valid (outside the stage structure)" : "no gain", ar.rounds, ar.rounds == 1 ? "" : "s",
-             (long long)ar.moves);
+             ar.partial ? " and part of one" : "", (long long)ar.moves,
+             ar.cost <= ao.target ? "; bound met" : "");
     xe_plan_row row = {.method = "anneal",
                        .status = res->anneal_status,
                        .objective = ar.cost,

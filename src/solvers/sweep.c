@@ -154,6 +154,7 @@ static int plan(const xe_instance *in, const xe_sweep_opts *o, xe_stages *base, 
     po.feasibility = o->feasibility;
     po.no_pebbling = !(o->time_limit > 0); /* the best start only: no search */
     po.no_chain_dp = !(o->time_limit > 0);
+    po.no_anneal = !(o->time_limit > 0);
     po.starts = starts;
     po.nstarts = ns;
     xe_plan_result pr;

@@ -63,7 +63,9 @@ typedef struct xe_anneal_result {
     double time_total;    /* seconds in the call */
 } xe_anneal_result;
 
-/* Improves the valid one-device schedule `start` of `in` (in->ndev must be 1; copies are
+/* Simulated annealing (Kirkpatrick, Gelatt, Vecchi, "Optimization by simulated
+ * annealing", Science 1983; Metropolis acceptance) over the compute sequences above.
+ * Improves the valid one-device schedule `start` of `in` (in->ndev must be 1; copies are
  * not allowed there) within o->time_limit seconds, and writes the cheapest valid
  * schedule found to *out (cleared first; owned by the caller; start itself, re-written
  * with its frees at the last reads, when nothing cheaper was found; either way without

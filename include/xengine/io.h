@@ -113,4 +113,8 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
  * A percentage that comes to less than 1 byte is refused when the instance is made. */
 int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *frac, xe_err *err);
 
+/* Formats b bytes as "3.06 GiB" (binary units, two decimals; whole bytes below 1 KiB:
+ * "512 B") into buf (cap bytes) and returns buf: the sizes of messages and tables. */
+const char *xe_io_bytes(int64_t b, char *buf, size_t cap);
+
 #endif

@@ -141,8 +141,6 @@ const char *xe_cli_gnuplot_prog(void);
 const char *xe_cli_gnuplot_require(const char *what);
 int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown);
 
-/* Formats bytes as "3.06 GiB" into buf. */
-const char *xe_cli_bytes(int64_t b, char *buf, size_t cap);
 
 int xe_cli_solve(int argc, char **argv);
 int xe_cli_simulate(int argc, char **argv);

@@ -429,19 +429,6 @@ int xe_cli_check_outputs_differ(const char *a, const char *a_opt, const char *b,
     return XE_EXIT_OK;
 }
 
-const char *xe_cli_bytes(int64_t b, char *buf, size_t cap)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double x = (double)b;
-    int u = 0;
-    while (x >= 1024.0 && u < 4) {
-        x /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, u ? "%.2f %s" : "%.0f %s", x, unit[u]);
-    return buf;
-}
-
 void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r)
 {
     char b1[32], b2[32];
@@ -451,8 +438,8 @@ void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r)
         const xe_sim_device *s = &r->dev[d];
         double use = in->dev[d].budget > 0 ? 100.0 * (double)s->peak / (double)in->dev[d].budget : 0;
         printf("%-8s %-4s %12s %12s %5.1f%% %11.4f %11.4f %9d %11d %7d\n", in->dev[d].name,
-               in->dev[d].kind == XE_DEV_GPU ? "gpu" : "cpu", xe_cli_bytes(in->dev[d].budget, b1, sizeof b1),
-               xe_cli_bytes(s->peak, b2, sizeof b2), use, s->compute_time, s->copy_in_time, s->computes,
+               in->dev[d].kind == XE_DEV_GPU ? "gpu" : "cpu", xe_io_bytes(in->dev[d].budget, b1, sizeof b1),
+               xe_io_bytes(s->peak, b2, sizeof b2), use, s->compute_time, s->copy_in_time, s->computes,
                s->recomputes, s->copies_in);
     }
     printf("total: %.4f s serial (compute + copies), makespan %.4f s with devices and copies overlapped\n",

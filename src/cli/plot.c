@@ -461,7 +461,7 @@ static void gp_memory(tbuf *b, const plot_run *pr)
         byte_unit(in->dev[d].budget > pr->res->dev[d].peak ? in->dev[d].budget : pr->res->dev[d].peak, &un, &div);
         char title[160], pk[32], bu[32];
         snprintf(title, sizeof title, "%s: peak %s of budget %s", in->dev[d].name,
-                 xe_cli_bytes(pr->res->dev[d].peak, pk, sizeof pk), xe_cli_bytes(in->dev[d].budget, bu, sizeof bu));
+                 xe_io_bytes(pr->res->dev[d].peak, pk, sizeof pk), xe_io_bytes(in->dev[d].budget, bu, sizeof bu));
         tb_printf(b, "set title ");
         tb_quote(b, title);
         tb_printf(b, "\nset ylabel '%s'\nset yrange [0:%.9g]\n", un, 1.08 * (double)in->dev[d].budget / div + 1e-9);

@@ -94,8 +94,8 @@ static void print_result(const xe_instance *in, const xe_exec_result *r)
         char th[16];
         printf("%-8s %7s %11s %11s %11s %11.4f %11.4f %+7.1f%% %9d %7d\n", in->dev[d].name,
                xe_cli_threads_str(x->threads, th, sizeof th),
-               xe_cli_bytes(x->budget, b1, sizeof b1), xe_cli_bytes(x->peak, b2, sizeof b2),
-               x->pred_peak >= 0 ? xe_cli_bytes(x->pred_peak, b3, sizeof b3) : "-", x->time, x->pred_time,
+               xe_io_bytes(x->budget, b1, sizeof b1), xe_io_bytes(x->peak, b2, sizeof b2),
+               x->pred_peak >= 0 ? xe_io_bytes(x->pred_peak, b3, sizeof b3) : "-", x->time, x->pred_time,
                100.0 * x->time_err, x->computes, x->copies_in);
     }
     printf("total: measured %.6f s, predicted %.6f s (%+.1f%%); loss %.6f\n", r->time, r->pred_time,

@@ -189,7 +189,7 @@ static const char *json_num(double x, char *buf, size_t cap)
 static const char *exact(int64_t b, char *buf, size_t cap)
 {
     char h[32];
-    xe_cli_bytes(b, h, sizeof h);
+    xe_io_bytes(b, h, sizeof h);
     char plain[32];
     snprintf(plain, sizeof plain, "%lld B", (long long)b);
     if (!strcmp(h, plain)) snprintf(buf, cap, "%s", plain);

@@ -192,7 +192,7 @@ static int write_plot(const char *out, const char *model, int64_t peak, const po
     snprintf(title, sizeof title, "%s: one training step against the GPU budget", base ? base + 1 : model);
     gp_quote(f, title);
     snprintf(title, sizeof title, "GPU budget, %% of the no-recomputation peak (100%% = %s)",
-             xe_cli_bytes(peak, b, sizeof b));
+             xe_io_bytes(peak, b, sizeof b));
     fprintf(f, "\nset xlabel ");
     gp_quote(f, title);
     fprintf(f, "\nset ylabel 'seconds per step, log scale (serial compute + copies, simulated)'\n"
@@ -310,9 +310,9 @@ static int sweep_budgets(opts *o)
         printf("xengine sweep: %s: %d nodes, %d device%s", o->io.graph, in->g->n, in->ndev, in->ndev > 1 ? "s" : "");
         for (int d = 0; d < in->ndev; d++)
             printf("%s%s %s", d ? ", " : " (", in->dev[d].name,
-                   d == so.swept ? "swept" : xe_cli_bytes(in->dev[d].budget, b1, sizeof b1));
+                   d == so.swept ? "swept" : xe_io_bytes(in->dev[d].budget, b1, sizeof b1));
         printf(")\n100%% = no-recomputation peak = %s; planner: %g s per point; costs: seconds per step\n",
-               xe_cli_bytes(peak, b1, sizeof b1), o->time_limit);
+               xe_io_bytes(peak, b1, sizeof b1), o->time_limit);
         printf("%7s %11s %12s %12s %7s %14s %12s %12s %15s %12s\n", "budget", "bytes", "planner", "bound", "gap",
                "planner_from", "gpu-only", "cpu-only", "checkpoint-all", "chen-sqrt");
         fflush(stdout);
@@ -338,7 +338,7 @@ static int sweep_budgets(opts *o)
         so.seed_events_cost = seed_ev_cost;
         so.keep_events = &keep_ev;
         so.keep_events_cost = &keep_ev_cost;
-        progress_line(o, "[sweep] %d/%d: %g%% (%s) ...", k + 1, np, p[i].pct, xe_cli_bytes(p[i].budget, b1, sizeof b1));
+        progress_line(o, "[sweep] %d/%d: %g%% (%s) ...", k + 1, np, p[i].pct, xe_io_bytes(p[i].budget, b1, sizeof b1));
         int rc = xe_sweep_point(in, &so, p[i].c, &err);
         if (rc) {
             fprintf(stderr, "xengine: error: %s: at %g%%: %s\n", o->io.graph, p[i].pct, err.msg);
@@ -380,7 +380,7 @@ static int sweep_budgets(opts *o)
         if (isfinite(pl->bound)) snprintf(bd, sizeof bd, "%.6f", pl->bound);
         else snprintf(bd, sizeof bd, "-");
         printf("%6g%% %11s %12s %12s %7s %14s %12s %12s %15s %12s\n", p[i].pct,
-               xe_cli_bytes(p[i].budget, b1, sizeof b1), cell_text(pl, 1, b2, sizeof b2), bd, g,
+               xe_io_bytes(p[i].budget, b1, sizeof b1), cell_text(pl, 1, b2, sizeof b2), bd, g,
                *pl->which ? pl->which : "-", cell_text(&p[i].c[1], 0, b3, sizeof b3),
                cell_text(&p[i].c[2], 0, b4, sizeof b4), cell_text(&p[i].c[3], 0, b5, sizeof b5),
                cell_text(&p[i].c[4], 0, b6, sizeof b6));
@@ -542,9 +542,9 @@ static int sweep_max_batch(opts *o)
     if (!o->json) {
         printf("xengine sweep --max-batch: %s: budgets fixed at", o->io.graph);
         for (int d = 0; d < in->ndev; d++)
-            printf("%s %s %s", d ? "," : "", in->dev[d].name, xe_cli_bytes(in->dev[d].budget, b1, sizeof b1));
+            printf("%s %s %s", d ? "," : "", in->dev[d].name, xe_io_bytes(in->dev[d].budget, b1, sizeof b1));
         printf(" (no-recomputation peak at batch %lld: %s); planner: at most %g s per probe\n", (long long)base_batch,
-               xe_cli_bytes(peak, b2, sizeof b2), o->time_limit);
+               xe_io_bytes(peak, b2, sizeof b2), o->time_limit);
         printf("%-15s %10s %12s %14s %12s %14s %7s\n", "method", "max_batch", "cost_s", "ms_per_sample",
                peak_col, "planner_from", "probes");
         fflush(stdout);
@@ -572,7 +572,7 @@ static int sweep_max_batch(opts *o)
         } else {
             printf("%-15s %9lld%s %12.6f %14.4f %12s %14s %7d\n", xe_sweep_method_name(m), (long long)mb[m],
                    mb[m] == o->batch_limit ? "+" : " ", c->cost, 1e3 * c->cost / (double)mb[m],
-                   xe_cli_bytes(c->peak, b1, sizeof b1), m == 0 ? c->which : "-", probes);
+                   xe_io_bytes(c->peak, b1, sizeof b1), m == 0 ? c->which : "-", probes);
         }
         fflush(stdout);
     }

@@ -1,6 +1,7 @@
 /* xengine io — budget strings: a percentage of the no-recomputation peak or a size. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -58,4 +59,17 @@ bad:
                       "%s: budget \"%s\" is not a size: use bytes (12345), \"NN%%\" of the "
                       "no-recomputation peak, or a size with unit (\"500MB\", \"12GiB\")",
                       what, s);
+}
+
+const char *xe_io_bytes(int64_t b, char *buf, size_t cap)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)b;
+    int u = 0;
+    while (x >= 1024.0 && u < 4) {
+        x /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, u ? "%.2f %s" : "%.0f %s", x, unit[u]);
+    return buf;
 }

@@ -147,14 +147,14 @@ static int sa_propose(const xe_graph *g, const int *seq, int m, const int *cnt, 
 /* Removes from seq[0..*m) every compute that nothing reads while its node is computed
  * elsewhere too (cnt[v]: computes of v), in passes until none is left: the moves keep
  * zero-cost ones, which change neither the cost nor, once dropped, the validity, and a
- * dead compute only adds bytes at its own step and keeps its inputs resident. */
-static void sa_drop_dead(sa_eval *e, int *seq, int *m, int *cnt)
+ * dead compute only adds bytes at its own step and keeps its inputs resident. Returns 1
+ * with the evaluation of what is left (in e and *cost, *over, *peak), 0 when seq is not
+ * valid. */
+static int sa_drop_dead(sa_eval *e, int *seq, int *m, int *cnt, double *cost, double *over, int64_t *peak)
 {
-    double c, ov;
-    int64_t pk;
     for (int again = 1; again;) {
         again = 0;
-        if (!sa_evaluate(e, seq, *m, 1, &c, &ov, &pk)) return;
+        if (!sa_evaluate(e, seq, *m, 1, cost, over, peak)) return 0;
         int w = 0;
         for (int k = 0; k < *m; k++) {
             if (e->last[k] == k && cnt[seq[k]] > 1) {
@@ -166,19 +166,17 @@ static void sa_drop_dead(sa_eval *e, int *seq, int *m, int *cnt)
         }
         *m = w;
     }
+    return 1; /* the last pass dropped nothing: e, *cost, *over, *peak are of seq as it is */
 }
 
 /* Writes the schedule of seq[0..m) (computes, each followed by the frees of the tensors
- * read for the last time there) into *out and replays it: XE_OK, XE_ENOMEM, or
- * XE_EINTERNAL when the simulator disagrees with the evaluation. */
-static int sa_write(const xe_instance *in, sa_eval *e, const int *seq, int m, double cost, xe_schedule *out,
+ * read for the last time there; e holds seq's evaluation, its cost `cost`) into *out and
+ * replays it: XE_OK, XE_ENOMEM, or XE_EINTERNAL when the simulator disagrees with the
+ * evaluation (invalid, over the budget, another cost). */
+static int sa_write(const xe_instance *in, const sa_eval *e, const int *seq, int m, double cost, xe_schedule *out,
                     xe_err *err)
 {
-    double c, ov;
-    int64_t pk;
     xe_schedule_clear(out);
-    if (!sa_evaluate(e, seq, m, 1, &c, &ov, &pk) || ov > 0 || fabs(c - cost) > 1e-9 * fmax(1.0, cost))
-        return xe_err_set(err, XE_EINTERNAL, "anneal: the sequence to write is not valid");
     /* the frees at position k, grouped by a counting sort on last[] */
     int *head = malloc(((size_t)m + 1) * sizeof *head);
     int *next = malloc((size_t)m * sizeof *next);
@@ -336,9 +334,8 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
      * dropping them lowers no byte count above its own and no cost below zero */
     memset(cnt, 0, (size_t)n * sizeof *cnt);
     for (int k = 0; k < bm; k++) cnt[best[k]]++;
-    sa_drop_dead(&e, best, &bm, cnt);
-    if (!sa_evaluate(&e, best, bm, 1, &best_cost, &cur_over, &best_peak) || cur_over > 0) {
-        rc = xe_err_set(err, XE_EINTERNAL, "anneal: dropping unread computes broke the sequence");
+    if (!sa_drop_dead(&e, best, &bm, cnt, &best_cost, &cur_over, &best_peak) || cur_over > 0) {
+        rc = xe_err_set(err, XE_EINTERNAL, "anneal: the cheapest sequence is not valid");
         goto out;
     }
     rc = sa_write(in, &e, best, bm, best_cost, out, err);

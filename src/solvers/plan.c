@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xengine/io.h"
 #include "xengine/milp.h"
 #include "xengine/pebble.h"
 #include "xengine/reorder.h"
@@ -40,14 +41,6 @@ static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_pl
     return rc;
 }
 
-/* bytes as "12.3 GiB", or "45 MiB" below a GiB, into buf; returns buf. */
-static const char *plan_size(char *buf, size_t cap, double bytes)
-{
-    if (bytes >= 1073741824.0) snprintf(buf, cap, "%.1f GiB", bytes / 1073741824.0);
-    else snprintf(buf, cap, "%.0f MiB", bytes / 1048576.0);
-    return buf;
-}
-
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -76,8 +69,9 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         return xe_err_set(err, XE_ENOMEM,
                           "%d nodes on %d device%s: the dense stage matrices need about %s (8 B x n x n x "
                           "devices), more than %.0f%% of the %s of memory here; plan a smaller graph",
-                          in->g->n, in->ndev, in->ndev == 1 ? "" : "s", plan_size(need, sizeof need, stage_bytes),
-                          100.0 * XE_PLAN_MEMORY_SHARE, plan_size(have, sizeof have, memory));
+                          in->g->n, in->ndev, in->ndev == 1 ? "" : "s",
+                          xe_io_bytes((int64_t)fmin(stage_bytes, 9e18), need, sizeof need),
+                          100.0 * XE_PLAN_MEMORY_SHARE, xe_io_bytes((int64_t)memory, have, sizeof have));
     }
 
     xe_stages heur = {0};
@@ -223,7 +217,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
         if (a == XE_PEBBLE_NO) goto out; /* nothing fits: no phase below can help */
     } else if (best && !o->no_pebbling && in->ndev == 1 && !o->feasibility && o->mode != XE_PLAN_MILP &&
-               res->peak_order > 0 && (double)res->peak_order < XE_PLAN_COMPETITOR_PEAK * (double)res->peak_index &&
+               xe_plan_order_far(res) &&
                !(xe_plan_rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap)) {
         /* 1a'. a stage schedule in hand, not proven, on a graph whose file order is far
          * from its best (a much lower-peak order exists): the exact search as a
@@ -609,10 +603,12 @@ out:
     }
     xe_schedule_clear(&aside.events);
     /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
-     * the phases left, unless the search bound has proven the schedule in hand */
-    if (rc == XE_OK && anneal_s > 0 && !xe_plan_bound_proves(&bsearch, res->objective, oall->rel_gap)) {
+     * the phases left, against the bound over every schedule known now (the search
+     * bound's where it has ended) */
+    if (rc == XE_OK && anneal_s > 0) {
         double secs = oall->time_limit > 0 ? xe_plan_time_left(oall, t_start) : anneal_s;
-        rc = xe_plan_anneal_phase(in, oall, res, t_start, secs, lb_any, err);
+        double known = fmax(fmax(xe_bound_cheapest(in), lb_any), xe_plan_bound_ended(&bsearch));
+        rc = xe_plan_anneal_phase(in, oall, res, t_start, secs, known, err);
     }
     o = oall;
     /* the search bound holds for every schedule, so for the class each branch above

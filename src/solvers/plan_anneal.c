@@ -16,29 +16,29 @@ double xe_plan_anneal_share(const xe_instance *in, const xe_plan_opts *o, const 
     if (in->ndev != 1 || o->no_anneal || o->feasibility || o->mode == XE_PLAN_MILP) return 0.0;
     /* the graph's order is far from its best (a much lower-peak order exists), or no
      * stage schedule was found in any order: the pebbling schedule, or one restaged */
-    int far = res->peak_order > 0 && (double)res->peak_order < XE_PLAN_COMPETITOR_PEAK * (double)res->peak_index;
-    if (!far && stage_found) return 0.0;
+    if (!xe_plan_order_far(res) && stage_found) return 0.0;
     return o->time_limit > 0 ? XE_PLAN_ANNEAL_SHARE * o->time_limit : XE_PLAN_ANNEAL_DEFAULT_S;
 }
 
 int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
-                         double seconds, double lb_any, xe_err *err)
+                         double seconds, double bound_any, xe_err *err)
 {
     if (!(seconds >= XE_PLAN_MIN_PHASE) || xe_plan_stopped(o) || (!res->events.len && !res->sol.R)) return XE_OK;
     /* nothing to gain where the schedule in hand meets a bound over every schedule */
-    double any = fmax(xe_bound_cheapest(in), lb_any);
-    if (xe_plan_rel_gap(res->objective, any) <= o->rel_gap) return XE_OK;
+    if (xe_plan_rel_gap(res->objective, bound_any) <= o->rel_gap) return XE_OK;
     if (o->phase) o->phase(o->ctx, "anneal");
     double t0 = xe_now();
-    xe_schedule start, out;
-    xe_schedule_init(&start);
+    xe_schedule conv, out; /* conv: a stage schedule in hand as events */
+    xe_schedule_init(&conv);
     xe_schedule_init(&out);
-    int rc = XE_OK;
-    if (res->events.len) rc = xe_schedule_append(&start, &res->events);
-    else rc = xe_stages_to_schedule(in, &res->sol, &start, err);
-    if (rc) {
-        xe_schedule_clear(&start);
-        return rc == XE_ENOMEM ? xe_err_set(err, rc, "plan: out of memory for the anneal's start") : rc;
+    const xe_schedule *start = &res->events;
+    if (!res->events.len) {
+        int rc = xe_stages_to_schedule(in, &res->sol, &conv, err);
+        if (rc) {
+            xe_schedule_clear(&conv);
+            return rc;
+        }
+        start = &conv;
     }
     xe_anneal_opts ao;
     xe_anneal_opts_default(&ao);
@@ -48,10 +48,10 @@ int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     ao.max_rounds = o->mode == XE_PLAN_HEURISTIC ? XE_PLAN_ANNEAL_HEURISTIC_ROUNDS : 0;
     /* stop once the bounds over every schedule prove it within the gap (bound <= cost <=
      * bound / (1 - gap)) */
-    ao.target = o->rel_gap < 1 ? any / (1 - o->rel_gap) : 0;
+    ao.target = o->rel_gap < 1 ? bound_any / (1 - o->rel_gap) : 0;
     xe_anneal_result ar;
-    rc = xe_anneal(in, &start, &ao, &out, &ar, err);
-    xe_schedule_clear(&start);
+    int rc = xe_anneal(in, start, &ao, &out, &ar, err);
+    xe_schedule_clear(&conv);
     if (rc) {
         xe_schedule_clear(&out);
         return rc;
@@ -82,7 +82,7 @@ int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     res->name = "anneal";
     res->reordered = 0;
     res->search_order = 0;
-    res->bound = fmin(lb_any, ar.cost);
+    res->bound = fmin(bound_any, ar.cost);
     res->gap = xe_plan_rel_gap(ar.cost, res->bound);
     res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
     res->infeasible = 0;

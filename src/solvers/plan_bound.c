@@ -2,7 +2,6 @@
  * plan_int.h; xe_bound_search, docs/lns.md "Bounds"). */
 #include <math.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -27,9 +26,9 @@ static void *bound_main(void *arg)
  * XE_PLAN_BOUND_SEARCH_BYTES (256 MiB when the size is unknown). */
 static size_t bound_bytes(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return (size_t)256 << 20;
-    double quarter = (double)pages * (double)page / 4.0;
+    double phys = xe_plan_physical_bytes();
+    if (phys <= 0) return (size_t)256 << 20;
+    double quarter = phys / 4.0;
     return quarter < (double)XE_PLAN_BOUND_SEARCH_BYTES ? (size_t)quarter : XE_PLAN_BOUND_SEARCH_BYTES;
 }
 
@@ -100,9 +99,15 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order)
     return rc != XE_OK ? 0 : drops == 0 ? 1 : 2;
 }
 
+double xe_plan_bound_ended(xe_plan_bound *b)
+{
+    return bound_ended(b) && isfinite(b->bound) ? b->bound : -INFINITY;
+}
+
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)
 {
-    if (!isfinite(incumbent) || !bound_ended(b) || !isfinite(b->bound)) return 0;
-    double gap = xe_plan_rel_gap(incumbent, b->bound);
+    double bound = xe_plan_bound_ended(b);
+    if (!isfinite(incumbent) || !isfinite(bound)) return 0;
+    double gap = xe_plan_rel_gap(incumbent, bound);
     return isfinite(gap) && gap <= rel_gap;
 }

@@ -58,6 +58,10 @@
  * GoogLeNet (0.999), where its schedule won by 0.15% but with the bottleneck bound its
  * gap grew (0.24% -> 0.60% with a 2-s limit) and LNS lost its time. */
 #define XE_PLAN_COMPETITOR_PEAK 0.95
+/* plan_util.c: 1 when the order search found a peak below XE_PLAN_COMPETITOR_PEAK of the
+ * graph order's: the file order is far from its best, so schedules outside its stage
+ * class matter (the exact search's competitor run, the anneal). */
+int xe_plan_order_far(const xe_plan_result *res);
 /* The bottleneck bound of the exact search's schedule (xe_bound_bottleneck), after the
  * search: at most this long, or what is left of the limit (at least 0.02 s). Its nodes
  * are taken by what they can add, so the bound is in hand early: random_layered_n250 at
@@ -162,6 +166,9 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order);
 /* Without waiting: 1 when the thread has returned and its bound proves a schedule of
  * `incumbent` seconds optimal within rel_gap (xe_plan_rel_gap), so no later phase can
  * gain; 0 otherwise. */
+/* Without waiting: the search bound (seconds, over every schedule) once its thread has
+ * returned with a finite one; -INFINITY while it runs or without one. */
+double xe_plan_bound_ended(xe_plan_bound *b);
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
 /* plan.c's use of it at the phases' boundaries (plan_order.c): where the path has no
  * drops and *best_cost is above every node once, the planner adopts that order
@@ -197,12 +204,14 @@ double xe_plan_physical_bytes(void);
  * best (XE_PLAN_COMPETITOR_PEAK) or no stage schedule found (stage_found 0). */
 double xe_plan_anneal_share(const xe_instance *in, const xe_plan_opts *o, const xe_plan_result *res, int stage_found);
 /* Anneals the schedule in hand (res->events, else res->sol in in's ids) for `seconds`
- * (row "anneal"); a cheaper result replaces it as res->events (name "anneal", bound
- * lb_any: only bounds over every schedule hold for it). Skipped under
- * XE_PLAN_MIN_PHASE, once interrupted, without a schedule, or where the schedule meets
- * xe_bound_cheapest or lb_any within rel_gap. XE_ENOMEM, XE_EINTERNAL. */
+ * (row "anneal"), given bound_any, the bound over every schedule known so far (seconds):
+ * it stops once its schedule meets that within rel_gap, and a cheaper result replaces the
+ * one in hand as res->events (name "anneal", bound bound_any: only bounds over every
+ * schedule hold for it). Skipped under XE_PLAN_MIN_PHASE, once interrupted, without a
+ * schedule, or where the schedule in hand meets bound_any within rel_gap already.
+ * XE_ENOMEM, XE_EINTERNAL. */
 int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
-                         double seconds, double lb_any, xe_err *err);
+                         double seconds, double bound_any, xe_err *err);
 
 /* plan_search.c */
 int xe_plan_pebble_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double seconds,

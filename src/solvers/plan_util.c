@@ -157,3 +157,8 @@ double xe_plan_physical_bytes(void)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
 }
+
+int xe_plan_order_far(const xe_plan_result *res)
+{
+    return res->peak_order > 0 && (double)res->peak_order < XE_PLAN_COMPETITOR_PEAK * (double)res->peak_index;
+}

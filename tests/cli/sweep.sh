@@ -187,7 +187,9 @@ if [ -r "$n100" ]; then
   check "n100 90% csv: 10 columns" "$(awk -F, '{print NF}' "$tmp/r.csv" | sort -u)" 10
   check "n100 90%: planner_from" "$(field "$tmp/r.csv" 1 planner_from)" "greedy; low-peak order"
   check "n100 80-70%: bound <= cost, planner <= baselines" "$(below "$tmp/q.csv")" ok
-  grep -q ',pebbling,\|,restaged' "$tmp/q.csv" && ok "n100 80-70%: an exact-search schedule kept" ||
+  # (or that schedule annealed further as an event list, docs/anneal.md, which the
+  # planner runs last here and whose gain within its 0.3 s depends on the machine)
+  grep -q ',pebbling,\|,restaged\|,anneal,' "$tmp/q.csv" && ok "n100 80-70%: an exact-search schedule kept" ||
     bad "n100 80-70%: no exact-search schedule: $(cat "$tmp/q.csv")"
 else
   echo "skip n100 sweep: $n100 not found"

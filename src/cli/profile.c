@@ -25,6 +25,7 @@ static void help(FILE *f)
             "                   ends with, cpu2 -> 2; else all cores)\n"
             "  --runs N         timed runs per node, median taken (default 5)\n"
             "  --warmup N       untimed runs per node first (default 2)\n"
+            "  -o, --output F   write the costs file here (required)\n"
             "\n"
             "example:\n"
             "  xengine profile tests/data/onnx/resnet18.onnx --batch 2 \\\n"
@@ -51,7 +52,8 @@ int xe_cli_profile(int argc, char **argv)
             help(stdout);
             return XE_EXIT_OK;
         }
-        int takes = !strcmp(a, "-o") || !strcmp(a, "--threads") || !strcmp(a, "--runs") || !strcmp(a, "--warmup") ||
+        int is_out = !strcmp(a, "-o") || !strcmp(a, "--output"); /* as solve and export-graph */
+        int takes = is_out || !strcmp(a, "--threads") || !strcmp(a, "--runs") || !strcmp(a, "--warmup") ||
                     !strcmp(a, "--seed");
         if (takes) {
             if (i + 1 >= argc) {
@@ -61,7 +63,7 @@ int xe_cli_profile(int argc, char **argv)
             const char *v = argv[++i];
             int x;
             unsigned long long seed;
-            if (!strcmp(a, "-o")) out = v;
+            if (is_out) out = v;
             else if (!strcmp(a, "--threads")) threads = v;
             else if (!strcmp(a, "--runs")) {
                 if (xe_cli_whole(a, v, 1, 100000, &x)) return XE_EXIT_USAGE;

@@ -231,7 +231,8 @@ static int read_event(const char *path, int i, const json_t *o, const xe_instanc
     return rc;
 }
 
-/* The file's "devices" list, when present, may only name devices of the instance. */
+/* The file's "devices" list, when present, may only name devices of the instance, each
+ * once (a device listed twice would claim two budgets; run's pools use the claim). */
 static int check_devices(const char *path, const json_t *root, const xe_instance *in,
                          xe_err *err)
 {
@@ -244,9 +245,16 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
         const char *name;
         int rc = xe_json_get_str(path, what, json_array_get(devs, k), "name", 0, &name, err);
         if (rc) return rc;
-        if (find_dev(in, name) < 0)
+        int d = find_dev(in, name);
+        if (d < 0)
             return xe_err_set(err, XE_EINVAL, "%s: %s: no device named '%s' in the instance", path,
                               what, name);
+        for (size_t j = 0; j < k; j++) {
+            const char *other = json_string_value(json_object_get(json_array_get(devs, j), "name"));
+            if (other && find_dev(in, other) == d)
+                return xe_err_set(err, XE_EINVAL, "%s: %s: device '%s' is listed twice (also device %zu)", path,
+                                  what, name, j);
+        }
         /* the executor's pools use the stated budget: it must be a byte count */
         const json_t *b = json_object_get(json_array_get(devs, k), "budget");
         int64_t v;

@@ -101,9 +101,11 @@ for bad in -5 '"abc"' 1e300 2.5; do
     "$(grep -c "badbudget.json: device 0 ('cpu1'): budget \"\\{0,1\}$shown\"\\{0,1\} is not a whole number of bytes" "$tmp/bb.err")" -eq 1
 done
 
-# a device with every core (no count in its name): its threads column says so ("0" before)
-"$xe" profile "$model" --devices gpu --runs 1 --warmup 0 -o "$tmp/pg.json" >"$tmp/pg.out" 2>&1
+# a device with every core (no count in its name): its threads column says so ("0" before);
+# --output is -o's long form, as in solve and export-graph (profile refused it until 2026-12-05)
+"$xe" profile "$model" --devices gpu --runs 1 --warmup 0 --output "$tmp/pg.json" >"$tmp/pg.out" 2>&1
 check "profile --devices gpu: threads 'all'" grep -qE '^gpu +all +[0-9.]+' "$tmp/pg.out"
+check "profile --output writes the costs file" grep -q '"format": "xengine-costs"' "$tmp/pg.json"
 
 "$xe" run "$model" >/dev/null 2>&1
 check "run without a schedule is a usage error" test $? -eq 1

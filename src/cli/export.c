@@ -1,11 +1,74 @@
 /* xengine export-graph — writes the graph of a model (an ONNX model's training or
  * inference graph) in xengine's own JSON format, and optionally its per-device costs. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "xengine/io.h"
+
+/* A fresh empty file beside path (PATH.stage.XXXXXX) to write into and rename later: its
+ * name in buf (n bytes). XE_EIO naming path when none can be made. */
+static int stage_file(const char *path, char *buf, size_t n, xe_err *err)
+{
+    if ((size_t)snprintf(buf, n, "%s.stage.XXXXXX", path) >= n)
+        return xe_err_set(err, XE_EIO, "%s: path too long", path);
+    int fd = mkstemp(buf);
+    if (fd < 0) return xe_err_set(err, XE_EIO, "%s: cannot write (create): %s", path, strerror(errno));
+    /* the writer gives its file the mode of the one it replaces (mkstemp's is 0600): the
+     * mode path has, else 0644, as for every other output */
+    struct stat st;
+    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 0777) : 0644;
+    int bad = fchmod(fd, mode) != 0;
+    int e = errno;
+    close(fd);
+    if (bad) {
+        unlink(buf);
+        return xe_err_set(err, XE_EIO, "%s: cannot write (chmod): %s", path, strerror(e));
+    }
+    return XE_OK;
+}
+
+/* Writes the graph to out and, when costs_out is not NULL, the costs to costs_out, all or
+ * nothing: the costs go to a staged file first, then the graph to out (atomically), then
+ * the staged costs are renamed over costs_out. Where a step fails, out and costs_out are
+ * left as they were (until 2026-12-05 a failed costs write removed out, after the new
+ * graph had replaced the old one) and the staged file is removed; err names the path the
+ * user gave. Only the last rename failing (in one directory: a vanished directory) leaves
+ * the new graph beside the old costs, and says so. */
+static int write_both(const char *out, const char *costs_out, const xe_instance *in, int64_t batch, xe_err *err)
+{
+    if (!costs_out) return xe_io_write_graph(out, in->g, err);
+    char staged[4096];
+    int rc = stage_file(costs_out, staged, sizeof staged, err);
+    if (rc) return rc;
+    rc = xe_io_write_costs(staged, in, batch, err);
+    if (rc) {
+        size_t k = strlen(staged);
+        if (!strncmp(err->msg, staged, k)) { /* the message names the path given */
+            char rest[sizeof err->msg];
+            snprintf(rest, sizeof rest, "%s", err->msg + k);
+            xe_err_set(err, rc, "%s%s", costs_out, rest);
+        }
+        unlink(staged);
+        return rc;
+    }
+    rc = xe_io_write_graph(out, in->g, err);
+    if (rc) {
+        unlink(staged);
+        return rc;
+    }
+    if (rename(staged, costs_out) != 0) {
+        int e = errno;
+        unlink(staged);
+        return xe_err_set(err, XE_EIO, "%s: cannot write (rename): %s; %s holds the new graph", costs_out,
+                          strerror(e), out);
+    }
+    return XE_OK;
+}
 
 static void help(FILE *f)
 {
@@ -71,8 +134,7 @@ int xe_cli_export_graph(int argc, char **argv)
     if (xe_cli_is_onnx(io.graph))
         for (int v = 0; v < in->g->n; v++) in->g->nodes[v].cost = xe_cost(in, v, 0) * 1e3;
     xe_err err = {{0}};
-    int rc = xe_io_write_graph(out, in->g, &err);
-    if (!rc && costs_out && (rc = xe_io_write_costs(costs_out, in, batch, &err))) unlink(out); /* all or nothing */
+    int rc = write_both(out, costs_out, in, batch, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_instance_free(in);

@@ -157,6 +157,29 @@ if mount -t tmpfs -o size=4k tmpfs "$full" 2>/dev/null; then
     fi
   done
   umount "$full"
+  # export-graph -o G --costs-out C is all or nothing: where either write fails, both
+  # files keep their old contents (until 2026-12-05 a failed costs write removed G, whose
+  # new contents had replaced the old). MobileNetV2's graph is about 58 KiB and its costs
+  # about 68 KiB here; free space for the costs alone, then for neither
+  m2=$root/tests/data/onnx/mobilenet_v2.onnx
+  for room in 100 40; do
+    if mount -t tmpfs -o size=256k tmpfs "$full" 2>/dev/null; then
+      echo OLDGRAPH >"$full/g.json"; echo OLDCOSTS >"$full/c.json"
+      dd if=/dev/zero of="$full/fill" bs=1k count=$((256 - 8 - room)) 2>/dev/null
+      "$xe" export-graph "$m2" -o "$full/g.json" --costs-out "$full/c.json" >"$tmp/stdout" 2>"$tmp/stderr"
+      rc=$?
+      if [ "$rc" -eq 5 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q 'No space left on device' "$tmp/stderr" &&
+         [ "$(cat "$full/g.json")" = OLDGRAPH ] && [ "$(cat "$full/c.json")" = OLDCOSTS ] &&
+         [ "$(ls "$full" | tr '\n' ' ')" = "c.json fill g.json " ]; then
+        passes=$((passes + 1)); echo "ok   full-disk export-graph pair, $room KiB free: $(cat "$tmp/stderr")"
+      else
+        fails=$((fails + 1))
+        echo "FAIL full-disk export-graph pair, $room KiB free: exit $rc (want 5), files: $(ls "$full" | tr '\n' ' ')"
+        sed 's/^/     /' "$tmp/stderr"
+      fi
+      umount "$full"
+    fi
+  done
 else
   echo "skip full-disk: cannot mount a tmpfs here (not root)"
 fi

@@ -140,6 +140,10 @@ void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r);
 const char *xe_cli_gnuplot_prog(void);
 const char *xe_cli_gnuplot_require(const char *what);
 int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, const char *out, const char *shown);
+/* Whether the image gnuplot wrote at path is whole: 1 for a PNG ending with its IEND chunk
+ * or an SVG ending with </svg>; 0 for one cut short (gnuplot exits 0 on a full disk with
+ * the image truncated); -1 when path is missing, unreadable or empty. */
+int xe_cli_image_check(const char *path);
 
 
 int xe_cli_solve(int argc, char **argv);

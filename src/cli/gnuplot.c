@@ -109,3 +109,26 @@ int xe_cli_gnuplot_run(const char *prog, const char *dir, const char *script, co
                 WTERMSIG(status));
     return XE_EXIT_INTERNAL;
 }
+
+int xe_cli_image_check(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned char head[8], tail[64];
+    size_t nh = fread(head, 1, sizeof head, f);
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    size_t nt = 0;
+    if (size > 0) {
+        long from = size > (long)sizeof tail ? size - (long)sizeof tail : 0;
+        if (fseek(f, from, SEEK_SET) == 0) nt = fread(tail, 1, (size_t)(size - from), f);
+    }
+    fclose(f);
+    if (size <= 0 || nh == 0) return -1;
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char png_end[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    if (nh == sizeof head && !memcmp(head, png_sig, sizeof png_sig)) /* PNG: its last chunk is IEND */
+        return nt >= sizeof png_end && !memcmp(tail + nt - sizeof png_end, png_end, sizeof png_end) ? 1 : 0;
+    while (nt > 0 && (tail[nt - 1] == '\n' || tail[nt - 1] == '\r' || tail[nt - 1] == ' ' || tail[nt - 1] == '\t'))
+        nt--; /* SVG: its root element closed last */
+    return nt >= 6 && !memcmp(tail + nt - 6, "</svg>", 6) ? 1 : 0;
+}

@@ -590,7 +590,7 @@ static int plot_all(plot_run *pr, const char *prog)
         tb_free(&b);
     }
     for (int k = 0; k < 3 && !code; k++) code = draw(pr, prog, names[k], tmp[k], sizeof tmp[k]);
-    /* every image made: rename them into place together; check each is non-empty */
+    /* every image made: rename them into place together; check each is whole */
     for (int k = 0; k < 3 && !code; k++) {
         char *from = join(pr->dir, tmp[k]);
         char final[64];
@@ -602,8 +602,12 @@ static int plot_all(plot_run *pr, const char *prog)
             code = XE_EXIT_INTERNAL;
         } else if (is_input(pr, to)) {
             code = XE_EXIT_USAGE;
-        } else if (stat(from, &st) != 0 || st.st_size == 0) {
+        } else if (stat(from, &st) != 0 || st.st_size == 0 || xe_cli_image_check(from) < 0) {
             fprintf(stderr, "xengine: error: %s: gnuplot wrote no image\n", to);
+            code = XE_EXIT_INTERNAL;
+        } else if (xe_cli_image_check(from) == 0) {
+            fprintf(stderr, "xengine: error: %s: gnuplot wrote an incomplete image (%lld bytes; disk full?)\n", to,
+                    (long long)st.st_size);
             code = XE_EXIT_INTERNAL;
         } else if (pr->nwritten >= PLOT_MAX_FILES) {
             fprintf(stderr, "xengine: error: %s: out of memory\n", to);

@@ -240,6 +240,11 @@ static int write_plot(const char *out, const char *model, int64_t peak, const po
         code = XE_EXIT_INTERNAL;
     }
     if (!code) code = xe_cli_gnuplot_run(xe_cli_gnuplot_prog(), NULL, script, NULL, out); /* its script is temporary */
+    int whole = code ? 1 : xe_cli_image_check(tmpimg);
+    if (whole != 1) { /* gnuplot exits 0 on a full disk, the image cut short */
+        fprintf(stderr, "xengine: error: %s: gnuplot wrote %s\n", out, whole < 0 ? "no image" : "an incomplete image (disk full?)");
+        code = XE_EXIT_INTERNAL;
+    }
     if (!code && rename(tmpimg, out) != 0) {
         fprintf(stderr, "xengine: error: %s: cannot rename the plot into place\n", out);
         code = XE_EXIT_INTERNAL;

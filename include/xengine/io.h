@@ -94,6 +94,12 @@ typedef struct xe_schedule_claims {
  * naming the file when it states one that is not a whole number from 1 to 10^9 (before
  * 2026-12-01 such a value was ignored without a word). */
 int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err);
+/* Which graph of an ONNX model a schedule file states it was planned for (its summary's
+ * "inference", written by `xengine solve` for ONNX models): *inference = 1 (the inference
+ * graph), 0 (the training graph) or -1 (absent or null, or the file cannot be read as a
+ * schedule: the full read reports that): XE_OK. XE_EINVAL naming the file when the value
+ * is not true or false. */
+int xe_io_schedule_inference(const char *path, int *inference, xe_err *err);
 /* xe_io_read_schedule and the file's claims (c) from one parse; c is filled once the
  * devices list has passed its checks. Errors as xe_io_read_schedule. */
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,

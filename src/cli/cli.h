@@ -28,7 +28,8 @@ typedef struct xe_cli_inst_opts {
     const char *budget;  /* first device's budget: "80%", bytes, "12GiB"; NULL = preset */
     const char *costs;   /* costs file or NULL */
     const char *batch;   /* ONNX models: batch size replacing the file's, or NULL */
-    int inference;       /* ONNX models: plan the inference graph instead of training */
+    int inference;       /* ONNX models: plan the inference graph instead of training
+                            (1: --inference; 2: taken from a schedule file's summary) */
 } xe_cli_inst_opts;
 
 /* 1 when arg (its first len bytes) is an option that takes a value in some command: -o
@@ -97,14 +98,18 @@ int xe_cli_decimal(const char *v, double *x);
  * 0 when it has none. */
 int64_t xe_cli_net_batch(const xe_net *net);
 
-/* simulate/run of an ONNX model (o->graph) with a schedule file: *stated = the batch the
- * file states (xe_io_schedule_batch; 0: none). Without --batch, a stated batch becomes
+/* simulate/plot/run of an ONNX model (o->graph) with a schedule file: *stated = the batch
+ * the file states (xe_io_schedule_batch; 0: none). Without --batch, a stated batch becomes
  * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0; -1
- * (the error printed) when the file states a batch that is not one. */
+ * (the error printed) when the file states a batch that is not one. The graph it states
+ * (xe_io_schedule_inference) likewise: the inference graph sets o->inference = 2 (the
+ * note below says so); the training graph with --inference given is -1 ("drop
+ * --inference"). */
 int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated);
 
 /* The note for a stated batch (above) on stdout: taken from the file (taken = 1), or
- * differing from --batch. Nothing when the file states none or they agree. */
+ * differing from --batch; first the note for an inference graph taken from the file.
+ * Nothing when the file states none or they agree. */
 void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated);
 
 /* simulate/plot: the notes on stdout where the schedule file's claims (c) differ from

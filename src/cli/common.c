@@ -204,10 +204,21 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
     if (!xe_cli_is_onnx(o->graph)) return 0;
     if (!is_regular(schedule)) return 0; /* a pipe: its batch is not known (give --batch) */
     xe_err err = {{0}};
-    if (xe_io_schedule_batch(schedule, stated, &err)) {
+    int inference = -1;
+    if (xe_io_schedule_batch(schedule, stated, &err) || xe_io_schedule_inference(schedule, &inference, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         return -1;
     }
+    /* the graph the file was planned for: its inference graph is taken from the file (as
+     * the batch); a training schedule with --inference is refused here, where the events
+     * would only fail to match the other graph's nodes (before 2026-12-05: "node 68 does
+     * not exist", with no word of --inference) */
+    if (inference == 0 && o->inference) {
+        fprintf(stderr, "xengine: error: %s: planned for the training graph of %s; drop --inference\n", schedule,
+                o->graph);
+        return -1;
+    }
+    if (inference == 1 && !o->inference) o->inference = 2; /* 2: taken from the file (a note says so) */
     if (o->batch || *stated <= 0) return 0;
     snprintf(buf, cap, "%lld", (long long)*stated);
     o->batch = buf;
@@ -216,6 +227,7 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
 
 void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated)
 {
+    if (o->inference == 2) printf("note: the inference graph, the one the schedule file was planned for\n");
     if (stated <= 0) return;
     if (taken) printf("note: batch %lld, the one the schedule file was planned for (--batch overrides)\n", (long long)stated);
     else if (o->batch && atoll(o->batch) != stated)

@@ -46,6 +46,11 @@ int xe_cli_model_load(const xe_cli_inst_opts *o, const char *threads, xe_cli_mod
 {
     xe_err err = {{0}};
     memset(m, 0, sizeof *m);
+    if (o->inference == 2) { /* taken from the schedule file (xe_cli_batch_from_schedule) */
+        fprintf(stderr, "xengine: error: %s: the schedule was planned for the inference graph; the executor runs "
+                        "training steps only\n", o->graph);
+        return XE_EXIT_INPUT;
+    }
     if (o->inference) {
         fprintf(stderr, "xengine: error: %s: --inference: the executor runs training steps only\n", o->graph);
         return XE_EXIT_USAGE;

@@ -331,12 +331,14 @@ static int xe_cli_is_baseline(const char *name)
     return !strncmp(name, "one-device:", 11);
 }
 
-/* The schedule summary's "batch" key, as text to close its extra keys with: the ONNX
- * model's batch size the plan was made for (batch > 0; "" otherwise), so that `simulate`
- * and `run` can take it from the file (xe_io_schedule_batch). */
-static const char *batch_key(int64_t batch, char *buf, size_t cap)
+/* The schedule summary's "batch" and "inference" keys, as text to close its extra keys
+ * with: the ONNX model's batch size the plan was made for and whether it was the model's
+ * inference graph (batch > 0: an ONNX model; "" otherwise), so that `simulate`, `plot`
+ * and `run` can take both from the file (xe_io_schedule_batch, xe_io_schedule_inference). */
+static const char *batch_key(int64_t batch, int inference, char *buf, size_t cap)
 {
-    if (batch > 0) snprintf(buf, cap, ", \"batch\": %lld", (long long)batch);
+    if (batch > 0)
+        snprintf(buf, cap, ", \"batch\": %lld, \"inference\": %s", (long long)batch, inference ? "true" : "false");
     else buf[0] = '\0';
     return buf;
 }
@@ -344,7 +346,7 @@ static const char *batch_key(int64_t batch, char *buf, size_t cap)
 /* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
  * summary in js points to: it must outlive js's printing), write it; an exit code. */
 static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
-                          int64_t batch, double hint_seconds, xe_cli_json *js, xe_sim_result *srp)
+                          int64_t batch, int inference, double hint_seconds, xe_cli_json *js, xe_sim_result *srp)
 {
     xe_schedule sched;
     xe_schedule_init(&sched);
@@ -379,11 +381,11 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     printf("%-14s %14s %9s  %s\n", "method", "objective_s", "time_s", "status");
     char ob[32];
     printf("%-14s %s %9.3f  %s\n", name, secs(ob, sizeof ob, 14, srp->total_time), t, "valid");
-    char extra[512], bk[40];
+    char extra[768], bk[64];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": null, \"gap\": null, "
              "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"%s}",
-             name, srp->total_time, t, batch_key(batch, bk, sizeof bk));
+             name, srp->total_time, t, batch_key(batch, inference, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, srp, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -616,7 +618,7 @@ int xe_cli_solve(int argc, char **argv)
     printf("xengine solve: %s: %d nodes, %d edges, %d device%s\n", io.graph, in->g->n, in->g->m, in->ndev,
            in->ndev > 1 ? "s" : "");
     if (xe_cli_is_baseline(method)) {
-        code = solve_baseline(in, io.graph, method, out, batch, fmin(5.0, po.time_limit), &js, &bsr);
+        code = solve_baseline(in, io.graph, method, out, batch, io.inference, fmin(5.0, po.time_limit), &js, &bsr);
         goto done;
     }
     /* 2.-3. heuristic portfolio, LNS, the MILP: xe_plan (docs/lns.md, "Strategy of
@@ -736,7 +738,7 @@ int xe_cli_solve(int argc, char **argv)
     /* the outcome of the whole solve (README, --help): proven within --gap, or not */
     /* proven by the bound in hand, even the cheap one of heuristic mode (as the result line says) */
     const char *status = isfinite(gap) && gap <= po.rel_gap ? "optimal" : heur_only ? "heuristic only" : "feasible";
-    char extra[512], jb[32], jg[32], bk[40];
+    char extra[768], jb[32], jg[32], bk[64];
     snprintf(extra, sizeof extra,
              "{\"method\": \"%s\", \"objective_s\": %.17g, \"bound_s\": %s, \"gap\": %s, "
              "\"bound_scope\": \"%s\", \"bound_any_s\": %s, \"gap_any\": %s, "
@@ -745,7 +747,7 @@ int xe_cli_solve(int argc, char **argv)
              stage_only ? "stage schedules" : "every schedule",
              json_num(bound_any, jba, sizeof jba), json_num(gap_any, jga, sizeof jga), t_solve,
              heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status),
-             batch_key(batch, bk, sizeof bk));
+             batch_key(batch, io.inference, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -340,6 +340,21 @@ int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err)
     return xe_json_file_batch(path, "summary", "summary.batch", batch, err);
 }
 
+int xe_io_schedule_inference(const char *path, int *inference, xe_err *err)
+{
+    *inference = -1;
+    json_t *root;
+    xe_err e;
+    if (xe_json_load(path, &root, &e)) return XE_OK;
+    const json_t *v = json_object_get(json_object_get(root, "summary"), "inference");
+    int rc = XE_OK;
+    if (v && json_is_boolean(v)) *inference = json_is_true(v);
+    else if (v && !json_is_null(v))
+        rc = xe_err_set(err, XE_EINVAL, "%s: summary.inference must be true or false", path);
+    json_decref(root);
+    return rc;
+}
+
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,
                                xe_err *err)
 {

@@ -148,5 +148,30 @@ sed 's/"batch": 4/"batch": null/' "$tmp/b4.json" >"$tmp/bb.json"
 "$xe" simulate "$d/resnet18.onnx" "$tmp/bb.json" --batch 4 --devices gpu+cpu --budget 50% >"$tmp/stdout" 2>"$tmp/stderr"
 if [ $? -eq 0 ] && ! grep -q '^note: .*batch' "$tmp/stdout"; then ok "summary.batch null counts as absent"; else bad "summary.batch null: $(cat "$tmp/stderr")"; fi
 
+# the graph a plan was made for travels with it too: solve records "inference", simulate
+# takes the inference graph from the file (with a note), and refuses --inference for a
+# training schedule with a word about it (before 2026-12-05 "node loss was never computed"
+# and "node 68 does not exist"); run refuses an inference schedule by name
+"$xe" solve "$d/resnet18.onnx" --batch 2 --inference --devices gpu --budget 100% --heuristic-only -q \
+  -o "$tmp/inf.json" >/dev/null 2>&1
+if grep -q '"inference": true' "$tmp/inf.json" && grep -q '"inference": false' "$tmp/b4.json"; then
+  ok "solve records the graph kind"
+else
+  bad "solve records the graph kind"
+fi
+"$xe" simulate "$d/resnet18.onnx" "$tmp/inf.json" --devices gpu --budget 100% >"$tmp/stdout" 2>"$tmp/stderr"
+if [ $? -eq 0 ] && grep -q '^note: the inference graph, the one the schedule file was planned for' "$tmp/stdout"; then
+  ok "simulate takes the inference graph from the file"
+else
+  bad "simulate takes the inference graph from the file"
+fi
+expect training-with-inference 2 "b4.json: planned for the training graph of .*resnet18.onnx; drop --inference" -- \
+  simulate "$d/resnet18.onnx" "$tmp/b4.json" --inference --devices gpu+cpu --budget 50%
+expect run-inference-schedule 2 "the schedule was planned for the inference graph; the executor runs training steps only" -- \
+  run "$d/resnet18.onnx" "$tmp/inf.json"
+sed 's/"inference": true/"inference": "yes"/' "$tmp/inf.json" >"$tmp/infbad.json"
+expect inference-not-bool 2 "infbad.json: summary.inference must be true or false" -- \
+  simulate "$d/resnet18.onnx" "$tmp/infbad.json"
+
 echo "onnx_solve: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -112,6 +112,12 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
  * Nothing when the file states none or they agree. */
 void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated);
 
+/* simulate/plot: a hint for the error line of a schedule that fails the simulator, in buf
+ * (cap bytes; returned): where the file states a budget (bytes) for a device that differs
+ * from the one it was checked against, the first such, in words; else "". (The notes
+ * below come only with a valid schedule, which needs them least.) */
+const char *xe_cli_budget_hint(const xe_instance *in, const xe_schedule_claims *c, char *buf, size_t cap);
+
 /* simulate/plot: the notes on stdout where the schedule file's claims (c) differ from
  * the instance it was checked against: its budgets (bytes) against the devices', the
  * graph it names against in's, and, with r (else NULL), its summary's step time (seconds)

@@ -235,6 +235,18 @@ void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated)
                (long long)stated, o->batch);
 }
 
+const char *xe_cli_budget_hint(const xe_instance *in, const xe_schedule_claims *c, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (int d = 0; d < in->ndev; d++)
+        if (c->budget[d] >= 0 && c->budget[d] != in->dev[d].budget) {
+            snprintf(buf, cap, " (the file states a budget of %lld B for %s, checked against %lld B: --devices/--budget)",
+                     (long long)c->budget[d], in->dev[d].name, (long long)in->dev[d].budget);
+            break;
+        }
+    return buf;
+}
+
 void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
                          const xe_sim_result *r, int taken, int64_t stated)
 {

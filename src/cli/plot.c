@@ -703,7 +703,9 @@ int xe_cli_plot(int argc, char **argv)
         fprintf(stderr, "xengine: error: %s: out of memory for %d events\n", path, s.len);
         code = XE_EXIT_INTERNAL;
     } else if ((rc = xe_sim_run_trace(in, &s, &r, trace, &err)) != XE_OK) {
-        fprintf(stderr, "xengine: error: %s: invalid schedule: %s\n", path, err.msg);
+        char hint[160];
+        fprintf(stderr, "xengine: error: %s: invalid schedule: %s%s\n", path, err.msg,
+                xe_cli_budget_hint(in, &c, hint, sizeof hint));
         code = XE_EXIT_INPUT;
     } else if (s.len == 0) {
         fprintf(stderr, "xengine: error: %s: the schedule has no events\n", path);

@@ -113,9 +113,12 @@ int xe_cli_whole(const char *opt, const char *v, long lo, long hi, int *out)
 int xe_cli_seed(const char *v, unsigned long long *out)
 {
     char *end;
-    *out = strtoull(v, &end, 10);
-    if (*end || end == v) {
-        fprintf(stderr, "xengine: error: --seed must be a whole number\n");
+    errno = 0;
+    /* digits only: strtoull takes "-1" (as 2^64 - 1) and leading blanks (accepted
+     * before 2026-12-05) */
+    *out = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+    if (!(v[0] >= '0' && v[0] <= '9') || *end || errno == ERANGE) {
+        fprintf(stderr, "xengine: error: --seed: '%s' is not a whole number from 0 to 18446744073709551615\n", v);
         return -1;
     }
     return 0;

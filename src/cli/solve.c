@@ -469,7 +469,7 @@ int xe_cli_solve(int argc, char **argv)
     xe_plan_opts_default(&po);
     po.progress = 1;
     const char *out = NULL;
-    int no_start = 0, heur_only = 0, json = 0, verbose = 0;
+    int no_start = 0, heur_only = 0, json = 0, verbose = 0, quiet = 0;
     int heur_flag = 0, method_given = 0, ks_on = 0, ks_off = 0; /* for contradictions (-q wins over -v) */
     const char *method = "auto";
     json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too, */
@@ -501,6 +501,7 @@ int xe_cli_solve(int argc, char **argv)
             heur_only = heur_flag = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             po.progress = 0;
+            quiet = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strcmp(a, "--json")) {
@@ -558,6 +559,7 @@ int xe_cli_solve(int argc, char **argv)
     int heur_clash = heur_flag && method_given && strcmp(method, "heuristic");
     const char *clash = heur_clash                                        ? "--heuristic-only and --method"
                         : ks_on && ks_off                                ? "--knapsack-rows and --no-knapsack-rows"
+                        : quiet && verbose                               ? "-q and -v"
                                                                          : NULL;
     if (clash) {
         fprintf(stderr, "xengine: error: %s%s%s contradict each other\n", clash, heur_clash ? " " : "",

@@ -706,6 +706,16 @@ static int sweep_parse(int argc, char **argv, opts *op)
         fprintf(stderr, "xengine: error: --inference is not supported: sweeps plan training steps\n");
         return XE_EXIT_USAGE;
     }
+    int limit_given = 0;
+    for (int k = 1; k < argc; k++) limit_given |= !strcmp(argv[k], "--batch-limit");
+    if (limit_given && !op->max_batch) { /* accepted silently before 2026-12-05 */
+        fprintf(stderr, "xengine: error: --batch-limit applies to --max-batch (the largest batch tried there)\n");
+        return XE_EXIT_USAGE;
+    }
+    if (verbose && quiet) {
+        fprintf(stderr, "xengine: error: -q and -v contradict each other\n");
+        return XE_EXIT_USAGE;
+    }
     if (op->io.budget && !op->max_batch) {
         fprintf(stderr, "xengine: error: --budget applies to --max-batch; the sweep sets budgets with "
                         "--from/--to/--step\n");

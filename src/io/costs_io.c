@@ -126,7 +126,10 @@ int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe
     json_t *root;
     int rc = xe_json_load(path, &root, err);
     if (rc) return rc;
-    if (batch && (rc = xe_json_batch(path, root, "\"batch\"", batch, err))) {
+    /* checked also where nobody asks for it (a JSON graph's costs): a bad value is a sign
+     * of a bad file either way (accepted there before 2026-12-05) */
+    int64_t batch_here = 0;
+    if ((rc = xe_json_batch(path, root, "\"batch\"", batch ? batch : &batch_here, err))) {
         json_decref(root);
         return rc;
     }
@@ -159,6 +162,9 @@ int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe
         rc = xe_err_set(err, XE_EPARSE, "%s: \"compute\" must be an object", path);
     if (!rc && cp && !json_is_object(cp))
         rc = xe_err_set(err, XE_EPARSE, "%s: \"copy\" must be an object", path);
+    /* likewise sections that set nothing ({"compute": {}}) */
+    if (!rc && (comp ? json_object_size(comp) : 0) + (cp ? json_object_size(cp) : 0) == 0)
+        rc = xe_err_set(err, XE_EPARSE, "%s: not a costs file: its \"compute\" and \"copy\" set no cost", path);
     if (!rc && comp) rc = read_compute(path, comp, in, &idx, scale, cost, err);
     if (!rc && cp) rc = read_copy(path, cp, in, &idx, scale, copy, err);
     if (!rc) {

@@ -255,6 +255,14 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
                 return xe_err_set(err, XE_EINVAL, "%s: %s: device '%s' is listed twice (also device %zu)", path,
                                   what, name, j);
         }
+        /* a stated kind must be the device's (the instance's devices file or preset says
+         * which; a schedule planned for other devices is not this one's) */
+        const json_t *kd = json_object_get(json_array_get(devs, k), "kind");
+        if (kd && !json_is_null(kd) &&
+            (!json_is_string(kd) || strcmp(json_string_value(kd), kind_name(in->dev[d].kind)) != 0))
+            return xe_err_set(err, XE_EINVAL, "%s: %s ('%s'): kind %s%s%s, but the device '%s' is a %s", path, what,
+                              name, json_is_string(kd) ? "'" : "", json_is_string(kd) ? json_string_value(kd) : "of the wrong type",
+                              json_is_string(kd) ? "'" : "", name, kind_name(in->dev[d].kind));
         /* the executor's pools use the stated budget: it must be a byte count */
         const json_t *b = json_object_get(json_array_get(devs, k), "budget");
         int64_t v;
@@ -305,6 +313,9 @@ static int read_schedule(const char *path, const xe_instance *in, xe_schedule *o
     if (!rc && ver && !(json_is_integer(ver) && json_integer_value(ver) == 1))
         rc = xe_err_set(err, XE_EPARSE, "%s: unsupported \"version\" (expected 1)", path);
     if (!rc) rc = check_devices(path, root, in, err);
+    const json_t *summ = json_object_get(root, "summary");
+    if (!rc && summ && !json_is_null(summ) && !json_is_object(summ))
+        rc = xe_err_set(err, XE_EPARSE, "%s: \"summary\" must be an object", path);
     if (!rc && claims) fill_claims(root, in, claims);
     const json_t *evs = json_object_get(root, "events");
     if (!rc && !json_is_array(evs)) rc = xe_err_set(err, XE_EPARSE, "%s: missing array \"events\"", path);

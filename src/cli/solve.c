@@ -93,7 +93,7 @@ static void help(FILE *f)
             "                   or a baseline: checkpoint-all, chen-sqrt, chen-greedy, revolve,\n"
             "                   chain-dp, one-device, fastest-device (docs/lns.md)\n"
             "  -o, --output F   write the schedule here (required)\n"
-            "  -q, --quiet      no progress lines on stderr\n"
+            "  -q, --quiet      no progress lines on stderr (wins over -v)\n"
             "  -v, --verbose    progress lines on stderr, one per report, also when stderr\n"
             "                   is not a terminal (default: one line updated in place on a\n"
             "                   terminal, none otherwise)\n"
@@ -469,7 +469,7 @@ int xe_cli_solve(int argc, char **argv)
     xe_plan_opts_default(&po);
     po.progress = 1;
     const char *out = NULL;
-    int no_start = 0, heur_only = 0, json = 0, verbose = 0, quiet = 0;
+    int no_start = 0, heur_only = 0, json = 0, verbose = 0;
     int heur_flag = 0, method_given = 0, ks_on = 0, ks_off = 0; /* for contradictions (-q wins over -v) */
     const char *method = "auto";
     json = xe_cli_has_arg(argc, argv, "--json"); /* usage errors print the JSON object too, */
@@ -501,7 +501,6 @@ int xe_cli_solve(int argc, char **argv)
             heur_only = heur_flag = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             po.progress = 0;
-            quiet = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strcmp(a, "--json")) {
@@ -559,7 +558,6 @@ int xe_cli_solve(int argc, char **argv)
     int heur_clash = heur_flag && method_given && strcmp(method, "heuristic");
     const char *clash = heur_clash                                        ? "--heuristic-only and --method"
                         : ks_on && ks_off                                ? "--knapsack-rows and --no-knapsack-rows"
-                        : quiet && verbose                               ? "-q and -v"
                                                                          : NULL;
     if (clash) {
         fprintf(stderr, "xengine: error: %s%s%s contradict each other\n", clash, heur_clash ? " " : "",

@@ -54,7 +54,7 @@ static void help(FILE *f)
             "                   at --batch and held for all batches\n"
             "  --batch-limit N  with --max-batch: largest batch tried (default 4096)\n"
             "  -v, --verbose    progress lines on stderr even when it is not a terminal (on\n"
-            "                   one a single line is rewritten); -q, --quiet: none\n"
+            "                   one a single line is rewritten); -q, --quiet: none (wins over -v)\n"
             "\n"
             "examples:\n"
             "  xengine sweep tests/data/onnx/resnet18.onnx --batch 32 --time-limit 5 \\\n"
@@ -710,10 +710,6 @@ static int sweep_parse(int argc, char **argv, opts *op)
     for (int k = 1; k < argc; k++) limit_given |= !strcmp(argv[k], "--batch-limit");
     if (limit_given && !op->max_batch) { /* accepted silently before 2026-12-05 */
         fprintf(stderr, "xengine: error: --batch-limit applies to --max-batch (the largest batch tried there)\n");
-        return XE_EXIT_USAGE;
-    }
-    if (verbose && quiet) {
-        fprintf(stderr, "xengine: error: -q and -v contradict each other\n");
         return XE_EXIT_USAGE;
     }
     if (op->io.budget && !op->max_batch) {

@@ -62,8 +62,6 @@ expect profile-out-is-devices 1 "is the devices file" -- profile "$r18" --device
 expect sweep-csv-stdout 1 "'-': output to stdout is not supported" -- sweep "$g" --csv -
 # options that were taken without a word before 2026-12-05 (a new user's trial)
 expect sweep-batch-limit-alone 1 "^xengine: error: --batch-limit applies to --max-batch" -- sweep "$g" --batch-limit 5
-expect sweep-quiet-verbose 1 "^xengine: error: -q and -v contradict each other$" -- sweep "$g" -q -v
-expect solve-quiet-verbose 1 "^xengine: error: -q and -v contradict each other$" -- solve "$g" -q -v -o e.json
 expect run-seed-negative 1 "^xengine: error: --seed: '-1' is not a whole number from 0 to 18446744073709551615$" -- run "$r18" s.json --seed -1
 expect run-seed-too-large 1 "^xengine: error: --seed: '18446744073709551616' is not a whole number" -- run "$r18" s.json --seed 18446744073709551616
 expect export-stdout 1 "'-': output to stdout is not supported" -- export-graph "$g" -o -

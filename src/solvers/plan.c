@@ -472,9 +472,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * all, and LNS's set-up alone, its bounds, takes 0.1-0.2 s there) */
     int lns_mode = best && !lp_proof && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
     if (lns_mode && o->time_limit > 0 && xe_plan_time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
-        /* the stage bound known so far and the incumbent's gap to it, so that the table
-         * still says how far the schedule may be from the optimum */
-        xe_plan_emit_not_run(o, res, "lns", fmin(lb, lb_index), xe_plan_rel_gap(best_cost, fmin(lb, lb_index)));
+        /* the stage bound known so far; no gap, as the row has no schedule of its own (until
+         * 2026-12-05 the stage schedule's gap to it, which a new user read as the result's
+         * where an event list in hand was cheaper; the result line gives that one) */
+        xe_plan_emit_not_run(o, res, "lns", fmin(lb, lb_index), NAN);
     } else if (lns_mode) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;

@@ -623,6 +623,10 @@ static void test_memory_guard(void **state)
     assert_null(r.sol.R);
     assert_int_equal(r.events.len, 0);
     xe_plan_result_clear(&r);
+    /* the same check alone, as sweep calls it before its table: the byte where it turns */
+    assert_int_equal(xe_plan_memory_check(in, 19999999, &err), XE_ENOMEM);
+    assert_non_null(strstr(err.msg, "the dense stage matrices need about 17.17 MiB"));
+    assert_int_equal(xe_plan_memory_check(in, 20000000, &err), XE_OK);
     o.memory_bytes = 20000000; /* 90%: 18,000,000 B, enough */
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
     assert_true(r.sol.R || r.events.len);

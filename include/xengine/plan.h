@@ -283,6 +283,13 @@ typedef struct xe_plan_result {
 /* Defaults above. */
 void xe_plan_opts_default(xe_plan_opts *o);
 
+/* The memory guard of xe_plan, for callers that plan many instances of one graph
+ * (xengine sweep): XE_OK when the dense stage matrices of in (8 B x n x n x devices,
+ * xe_stages_check's doubles) fit in 90% of memory_bytes (0: the machine's physical
+ * memory), else XE_ENOMEM with the sizes in err ("60000 nodes on 1 device: the dense
+ * stage matrices need about 26.82 GiB ..."). */
+int xe_plan_memory_check(const xe_instance *in, size_t memory_bytes, xe_err *err);
+
 /* Plans in (budgets as they are) with the strategy of o->mode (docs/lns.md, "Strategy of
  * `xengine solve --method`"). res is filled (initialised by the callee; free it with
  * xe_plan_result_clear, also after an error). Returns XE_OK whenever the strategy ran,

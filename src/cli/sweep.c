@@ -14,6 +14,7 @@
 #include "xengine/cost.h"
 #include "xengine/io.h"
 #include "xengine/onnx.h"
+#include "xengine/plan.h"
 #include "xengine/sweep.h"
 
 #define MAX_POINTS 1000
@@ -297,6 +298,12 @@ static int sweep_budgets(opts *o)
     xe_instance *in = NULL;
     int code = xe_cli_load_instance(&o->io, &in);
     if (code) return code;
+    xe_err merr = {{0}};
+    if (xe_plan_memory_check(in, 0, &merr)) { /* as solve: before the table, not at its first row */
+        fprintf(stderr, "xengine: error: %s: %s\n", o->io.graph, merr.msg);
+        xe_instance_free(in);
+        return XE_EXIT_INTERNAL;
+    }
     xe_sweep_opts so;
     xe_sweep_opts_default(in, &so);
     so.time_limit = o->time_limit;

@@ -41,6 +41,22 @@ static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_pl
     return rc;
 }
 
+int xe_plan_memory_check(const xe_instance *in, size_t memory_bytes, xe_err *err)
+{
+    double stage_bytes = 8.0 * (double)in->g->n * (double)in->g->n * (double)in->ndev;
+    double memory = memory_bytes ? (double)memory_bytes : xe_plan_physical_bytes();
+    if (memory > 0 && stage_bytes > XE_PLAN_MEMORY_SHARE * memory) {
+        char need[32], have[32];
+        return xe_err_set(err, XE_ENOMEM,
+                          "%d nodes on %d device%s: the dense stage matrices need about %s (8 B x n x n x "
+                          "devices), more than %.0f%% of the %s of memory here; plan a smaller graph",
+                          in->g->n, in->ndev, in->ndev == 1 ? "" : "s",
+                          xe_io_bytes((int64_t)fmin(stage_bytes, 9e18), need, sizeof need),
+                          100.0 * XE_PLAN_MEMORY_SHARE, xe_io_bytes((int64_t)memory, have, sizeof have));
+    }
+    return XE_OK;
+}
+
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err)
 {
     double t_start = xe_now();
@@ -60,19 +76,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                           "plan: bad options (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
                           o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
 
-    /* the dense stage matrices (xe_stages_check's n x n x D doubles): refused at once
-     * where they cannot fit, rather than killed by the kernel part way (README, "Status") */
-    double stage_bytes = 8.0 * (double)in->g->n * (double)in->g->n * (double)in->ndev;
-    double memory = o->memory_bytes ? (double)o->memory_bytes : xe_plan_physical_bytes();
-    if (memory > 0 && stage_bytes > XE_PLAN_MEMORY_SHARE * memory) {
-        char need[32], have[32];
-        return xe_err_set(err, XE_ENOMEM,
-                          "%d nodes on %d device%s: the dense stage matrices need about %s (8 B x n x n x "
-                          "devices), more than %.0f%% of the %s of memory here; plan a smaller graph",
-                          in->g->n, in->ndev, in->ndev == 1 ? "" : "s",
-                          xe_io_bytes((int64_t)fmin(stage_bytes, 9e18), need, sizeof need),
-                          100.0 * XE_PLAN_MEMORY_SHARE, xe_io_bytes((int64_t)memory, have, sizeof have));
-    }
+    /* the dense stage matrices: refused at once where they cannot fit, rather than
+     * killed by the kernel part way (README, "Status") */
+    int mrc = xe_plan_memory_check(in, o->memory_bytes, err);
+    if (mrc) return mrc;
 
     xe_stages heur = {0};
     xe_lns_result lns;

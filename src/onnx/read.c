@@ -553,7 +553,7 @@ static int read_inputs(rd *r, int64_t batch)
             } else if (batch_dim && batch > 0) {
                 dim[d] = batch; /* symbolic batch, replaced below anyway */
             } else if (batch_dim) {
-                return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\": batch dimension is not a number; give a batch size",
+                return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\": batch dimension is not a number; give a batch size (--batch N)",
                                   r->path, vi->name);
             } else {
                 return xe_err_set(r->err, XE_EINVAL, "%s: graph input \"%s\": dimension %zu is not a positive number",

@@ -184,12 +184,65 @@ static void test_lns_time_limit(void **state)
     xe_instance_free(in);
 }
 
+/* xe_lns_opts.bound_fn: a bound that rises while the search runs (another thread's in
+ * the planner). The callback returns -INFINITY for its first calls, then the incumbent's
+ * cost less 1e-9: the search goes on while there is none, then stops "bound reached" at
+ * its next check, with that bound, long before its 30-s limit. */
+typedef struct rising {
+    int calls, after; /* calls so far; the bound appears from call `after` on */
+    double value;     /* seconds */
+} rising;
+
+static double rising_bound(void *ctx)
+{
+    rising *r = ctx;
+    return ++r->calls > r->after ? r->value : -INFINITY;
+}
+
+static void test_lns_external_bound(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_random_instance(7, 40, 1, 0);
+    assert_non_null(in);
+    xe_err err;
+    xe_stages start;
+    in->dev[0].budget = xe_graph_total_mem(in->g) / 3;
+    int rc = xe_heur_best(in, &start, NULL, &err);
+    while (rc == XE_EINFEASIBLE) {
+        in->dev[0].budget += in->dev[0].budget / 10;
+        rc = xe_heur_best(in, &start, NULL, &err);
+    }
+    assert_int_equal(rc, XE_OK);
+    double c0 = xe_stages_cost(in, &start);
+    xe_lns_opts o;
+    xe_lns_opts_default(&o);
+    o.time_limit = 30;
+    o.isolate = 1;
+    rising rb = {.after = 3, .value = c0 * (1 - 1e-9)};
+    o.bound_fn = rising_bound;
+    o.bound_ctx = &rb;
+    xe_lns_result r;
+    double t0 = xe_now();
+    assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
+    double t = xe_now() - t0;
+    assert_string_equal(r.stop, "bound reached");
+    assert_int_equal(rb.calls, rb.after + 1); /* asked at each check, stopped at the first it proves */
+    assert_true(r.bound == fmin(rb.value, r.objective));
+    assert_true(r.objective <= c0 + 1e-12);
+    assert_true(t < 30);
+    print_message("LNS with a bound from call %d on: stopped after %d checks, %.2f s\n", rb.after + 1, rb.calls, t);
+    xe_lns_result_clear(&r);
+    xe_stages_clear(&start);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows_fix_the_rest),
         cmocka_unit_test(test_lns_reaches_optimum),
         cmocka_unit_test(test_lns_time_limit),
+        cmocka_unit_test(test_lns_external_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

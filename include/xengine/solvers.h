@@ -360,6 +360,12 @@ typedef struct xe_lns_opts {
     const volatile sig_atomic_t *interrupt; /* optional: nonzero stops the search at its
                            next check (between neighbourhoods; an isolated solve within
                            50 ms), keeping the incumbent: stop "interrupted" (NULL) */
+    double (*bound_fn)(void *ctx); /* optional: a lower bound in seconds, valid for the
+                           instance, that may rise while the search runs (the planner's
+                           search bound on another thread; -INFINITY while none), read
+                           between neighbourhoods: it raises res->bound, so the search
+                           stops "bound reached" once it proves the incumbent (NULL) */
+    void *bound_ctx;    /* bound_fn's argument */
 } xe_lns_opts;
 
 typedef struct xe_lns_result {

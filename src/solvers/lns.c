@@ -21,6 +21,8 @@ void xe_lns_opts_default(xe_lns_opts *o)
     o->threads = 1;
     o->isolate = 0;
     o->interrupt = NULL;
+    o->bound_fn = NULL;
+    o->bound_ctx = NULL;
     o->progress = 0;
     o->window = 0;
     o->seed = 1;
@@ -121,6 +123,10 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         if (o->progress && xe_now() - last_line >= 1.0) {
             last_line = xe_now();
             progress_line(res, last_line - t0, "");
+        }
+        if (o->bound_fn) { /* a bound that another thread may have raised (xe_lns_opts) */
+            double ext = o->bound_fn(o->bound_ctx);
+            if (ext > res->bound) res->bound = fmin(ext, res->objective);
         }
         if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
             res->stop = "bound reached"; /* also when no time is left: the proof stands */

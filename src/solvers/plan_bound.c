@@ -104,6 +104,11 @@ double xe_plan_bound_ended(xe_plan_bound *b)
     return bound_ended(b) && isfinite(b->bound) ? b->bound : -INFINITY;
 }
 
+double xe_plan_bound_fn(void *ctx)
+{
+    return ctx ? xe_plan_bound_ended(ctx) : -INFINITY;
+}
+
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)
 {
     double bound = xe_plan_bound_ended(b);

@@ -169,6 +169,8 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order);
 /* Without waiting: the search bound (seconds, over every schedule) once its thread has
  * returned with a finite one; -INFINITY while it runs or without one. */
 double xe_plan_bound_ended(xe_plan_bound *b);
+/* xe_plan_bound_ended for xe_lns_opts.bound_fn (ctx: the xe_plan_bound, or NULL: none). */
+double xe_plan_bound_fn(void *ctx);
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
 /* plan.c's use of it at the phases' boundaries (plan_order.c): where the path has no
  * drops and *best_cost is above every node once, the planner adopts that order
@@ -251,9 +253,9 @@ double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, d
  * "not restaged: why" when the restaging failed: the search's schedule then stays).
  * Returns XE_OK, or XE_ENOMEM / XE_EINTERNAL (a restaged schedule the simulator rejects:
  * a bug) with err set. */
-int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double improve_s,
-                          double lns_s, double t_start, double lb_any, double *t_events, const char **name,
-                          xe_err *err);
+int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_plan_bound *bs,
+                          double improve_s, double lns_s, double t_start, double lb_any, double *t_events,
+                          const char **name, xe_err *err);
 
 /* plan_order.c */
 double xe_plan_reorder_margin(const xe_plan_opts *o);

@@ -75,9 +75,9 @@ double xe_plan_refine_events(void *ctx, const xe_instance *in, xe_schedule *s, d
     return rc ? rc : cost;
 }
 
-int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double improve_s,
-                          double lns_s, double t_start, double lb_any, double *t_events, const char **name,
-                          xe_err *err)
+int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_plan_bound *bs,
+                          double improve_s, double lns_s, double t_start, double lb_any, double *t_events,
+                          const char **name, xe_err *err)
 {
     double t0 = xe_now();
     xe_plan_row r = {.method = "restaged", .objective = INFINITY, .bound = lb_any, .gap = NAN,
@@ -118,6 +118,8 @@ int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
         lo.time_limit = fmax(1e-3, lns_s);
         lo.rel_gap = o->rel_gap;
         lo.bound = lb_any; /* holds for every schedule, so for the restaged instance's too */
+        lo.bound_fn = xe_plan_bound_fn; /* the search bound, once its thread ends: likewise */
+        lo.bound_ctx = bs;
         lo.threads = o->threads;
         lo.isolate = 1;
         lo.interrupt = o->interrupt;

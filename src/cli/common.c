@@ -463,8 +463,11 @@ void xe_cli_print_summary(const xe_instance *in, const xe_sim_result *r)
            "compute_s", "copy_in_s", "computes", "recomputes", "copies");
     for (int d = 0; d < in->ndev; d++) {
         const xe_sim_device *s = &r->dev[d];
-        double use = in->dev[d].budget > 0 ? 100.0 * (double)s->peak / (double)in->dev[d].budget : 0;
-        printf("%-8s %-4s %12s %12s %5.1f%% %11.4f %11.4f %9d %11d %7d\n", in->dev[d].name,
+        /* a budget of 0 B (a graph of empty tensors): no ratio, "-" as the JSON's null */
+        char use[16];
+        if (in->dev[d].budget > 0) snprintf(use, sizeof use, "%5.1f%%", 100.0 * (double)s->peak / (double)in->dev[d].budget);
+        else snprintf(use, sizeof use, "-");
+        printf("%-8s %-4s %12s %12s %6s %11.4f %11.4f %9d %11d %7d\n", in->dev[d].name,
                in->dev[d].kind == XE_DEV_GPU ? "gpu" : "cpu", xe_io_bytes(in->dev[d].budget, b1, sizeof b1),
                xe_io_bytes(s->peak, b2, sizeof b2), use, s->compute_time, s->copy_in_time, s->computes,
                s->recomputes, s->copies_in);

@@ -645,12 +645,14 @@ static void test_bad_options(void **state)
     xe_plan_result r;
     o.time_limit = 0;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    assert_non_null(strstr(err.msg, "plan: bad option time_limit (> 0 s)")); /* the one at fault */
     xe_plan_result_clear(&r);
     o.mode = XE_PLAN_HEURISTIC; /* no time limit needed there */
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
     xe_plan_result_clear(&r);
     o.mode = 7;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    assert_non_null(strstr(err.msg, "plan: bad option mode (mode 7,"));
     xe_plan_opts_default(&o);
     o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
     o.nstarts = 1; /* starts NULL */
@@ -659,6 +661,7 @@ static void test_bad_options(void **state)
     assert_int_equal(o.knapsack, -1); /* auto's default: docs/lns.md */
     o.knapsack = 2;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_EINVAL);
+    assert_non_null(strstr(err.msg, "plan: bad option knapsack (-1, 0 or 1)"));
     xe_plan_mode m = XE_PLAN_AUTO;
     assert_int_equal(xe_plan_mode_parse("lns", &m), 0);
     assert_int_equal(m, XE_PLAN_LNS);

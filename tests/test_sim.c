@@ -434,6 +434,33 @@ static void test_out_of_range(void **state)
     xe_instance_free(in);
 }
 
+/* xe_instance_from_recipe on a graph not finalized: XE_EINVAL naming the call to make,
+ * the graph still the caller's (a new user's C program crashed there before 2026-12-05);
+ * finalized, the same graph builds, its 100% the hand-computed peak (a 2-node chain of
+ * 10 B and 20 B: both resident while node 1 runs, 30 B) */
+static void test_recipe_needs_finalized_graph(void **state)
+{
+    (void)state;
+    xe_err err;
+    xe_graph *g = xe_graph_new("chain2");
+    assert_non_null(g);
+    assert_int_equal(xe_graph_add_node(g, "a", NULL, 0, 10, 0, 1.0, &err), 0);
+    assert_int_equal(xe_graph_add_node(g, "b", NULL, 0, 20, 0, 1.0, &err), 1);
+    assert_int_equal(xe_graph_add_edge(g, 0, 1, &err), XE_OK);
+    xe_recipe r;
+    assert_int_equal(xe_recipe_preset("gpu", 1.0, &r, &err), XE_OK);
+    xe_instance *in = (xe_instance *)1;
+    assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_EINVAL);
+    assert_null(in);
+    assert_non_null(strstr(err.msg, "not finalized (call xe_graph_finalize first)"));
+    assert_int_equal(xe_instance_norecompute_peak(g), -2);
+    assert_int_equal(xe_graph_finalize(g, &err), XE_OK);
+    assert_int_equal(xe_instance_norecompute_peak(g), 30);
+    assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_OK);
+    assert_int_equal(in->dev[0].budget, 30);
+    xe_instance_free(in); /* frees g too */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_copy_arrival_overflow),
         cmocka_unit_test(test_precondition_errors),
         cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_recipe_needs_finalized_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

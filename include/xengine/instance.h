@@ -55,7 +55,8 @@ static inline int xe_can_run(const xe_instance *in, int v, int d) { return xe_co
 /* Bytes resident on one device at the peak of the no-recomputation schedule: every node
  * computed once in topological order, each output freed right after its last user
  * (outputs without users freed right after they are computed). Counted while a node
- * runs: its inputs and its output together. This is the "100%" of budget fractions. */
+ * runs: its inputs and its output together. This is the "100%" of budget fractions.
+ * g must be finalized; returns -2 when it is not, -1 when out of memory. */
 int64_t xe_instance_norecompute_peak(const xe_graph *g);
 
 /* Smallest budget (bytes) any schedule on a single device needs: the largest footprint
@@ -91,13 +92,17 @@ typedef struct xe_recipe {
 #define XE_PRESET_CPU_SPEED 0.125
 #define XE_PRESET_TIME_UNIT 1e-3
 
-/* Built-in recipes. "gpu": one GPU. "gpu+cpu": the GPU (speed 1) and a host CPU (speed
- * 0.125, budget 4x the no-recomputation peak), PCIe 3.0 x16 link (16e9 B/s, 10 us).
- * The GPU budget is frac of the peak. time_unit is 1e-3 (graph costs read as ms).
- * Returns XE_EINVAL for an unknown name. */
+/* Built-in recipes. "gpu": one GPU. "cpu": one CPU (speed 0.125). "gpu+cpu": the GPU
+ * (speed 1) and a host CPU (speed 0.125, budget 4x the no-recomputation peak), PCIe 3.0
+ * x16 link (16e9 B/s, 10 us). The first device's budget (the GPU's; the CPU's under
+ * "cpu") is gpu_frac of the peak. time_unit is 1e-3 (graph costs read as ms). Returns
+ * XE_EINVAL for an unknown name. */
 int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *out, xe_err *err);
 
-/* Builds an instance from g (ownership passes to the instance on success only). */
+/* Builds an instance from g, which must be finalized (xe_graph_finalize; XE_EINVAL
+ * otherwise), with r's devices, budgets (bytes, or fractions of g's no-recomputation
+ * peak) and speeds: *out owns g on success; on failure g stays the caller's and *out is
+ * NULL. Errors: XE_EINVAL (bad recipe or graph), XE_ENOMEM. */
 int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, xe_err *err);
 
 #endif

@@ -16,9 +16,12 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
-/* Most rows one call emits (portfolio, chain-dp, reorder, pebbling, greedy-random,
- * orders, descent, lp-bound, lns, milp; room for two more). */
-#define XE_PLAN_MAX_ROWS 12
+/* Most rows one call keeps in res->rows (portfolio, chain-dp, reorder, pebbling,
+ * greedy-random, orders, search-order, restaged, descent, lp-bound, lns, milp, anneal,
+ * search-bound: 14 kinds, some of which can come twice; room to spare: until 2026-12-05
+ * it was 12, and rows past it were dropped from res->rows without a word, though opts.row
+ * saw them all). */
+#define XE_PLAN_MAX_ROWS 32
 
 typedef enum {
     XE_PLAN_AUTO = 0, /* portfolio (on one-device training chains also the chain DP:
@@ -306,7 +309,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
  * static string or res->name (valid as long as that is). */
 const char *xe_plan_name(const xe_plan_result *res);
 
-/* Frees res->sol and zeroes res; safe on a zeroed or already cleared result. */
+/* Frees what res owns (res->sol's matrices and res->events) and zeroes res; safe on a
+ * zeroed or already cleared result. */
 void xe_plan_result_clear(xe_plan_result *res);
 
 #endif

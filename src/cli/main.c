@@ -175,6 +175,10 @@ static int check_repeats(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* stdout line by line also into a pipe, so that with 2>&1 an error line comes after
+     * the lines printed before it (a new user's trial: run's refusal came first, its
+     * header and notes after) */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int n = 0, nnames = 0;
     char **names = NULL;
     char **v = split_long_opts(argc, argv, &n, &names, &nnames);

@@ -177,6 +177,10 @@ int xe_cli_run(int argc, char **argv)
                        (long long)claims.budget[d], m.inst->dev[d].name, (long long)m.inst->dev[d].budget);
             continue;
         }
+        if (claims.budget[d] != m.inst->dev[d].budget) /* silent before 2026-12-05 (a new user's trial) */
+            printf("note: the pool of %s uses the file's budget, %lld B (--devices gives %lld B; --budget "
+                   "overrides the first device's)\n",
+                   m.inst->dev[d].name, (long long)claims.budget[d], (long long)m.inst->dev[d].budget);
         m.inst->dev[d].budget = claims.budget[d];
     }
     xe_exec_opts o;
@@ -199,6 +203,9 @@ int xe_cli_run(int argc, char **argv)
         goto fail_printed;
     }
     print_result(m.inst, &res);
+    if (!io.costs) /* the error column then measures the model, not this machine's own costs */
+        printf("note: predicted from the roofline cost model (no --costs); 'xengine profile' measures this "
+               "machine's costs\n");
     if (check) {
         /* reference: keep everything on device 0, no budget */
         int used[XE_MAX_DEV] = {0}, ndev_used = 0;

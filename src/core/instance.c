@@ -61,6 +61,7 @@ int64_t xe_instance_norecompute_peak(const xe_graph *g)
 {
     /* Node v's output lives from step v to step last_use(v) (or just step v without
      * users). While v runs, resident = every u < v with last_use(u) >= v, plus v. */
+    if (!g->finalized) return -2; /* no user lists to read */
     int64_t live = 0, peak = 0;
     int64_t *dies = calloc((size_t)g->n + 1, sizeof *dies); /* bytes freed after step k */
     if (!dies) return -1;
@@ -128,6 +129,8 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
         return xe_err_set(err, XE_EINVAL, "%d devices: need 1 to %d", r->ndev, XE_MAX_DEV);
     if (!(r->time_unit > 0) || !(r->bandwidth > 0) || !(r->latency >= 0))
         return xe_err_set(err, XE_EINVAL, "time unit and link bandwidth must be > 0, latency >= 0");
+    if (!g->finalized) /* its user lists are not built (a crash here before 2026-12-05) */
+        return xe_err_set(err, XE_EINVAL, "graph '%s' is not finalized (call xe_graph_finalize first)", g->name);
     int64_t peak = xe_instance_norecompute_peak(g);
     if (peak < 0) return xe_err_set(err, XE_ENOMEM, "out of memory computing the peak");
     xe_instance *in = xe_instance_new(g, r->ndev);

@@ -68,13 +68,21 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     res->bound_any = -INFINITY;
     res->milp_status = -1;
     res->blocker = -1;
-    if (o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC ||
-        (o->mode != XE_PLAN_HEURISTIC && !(o->time_limit > 0)) || !(o->rel_gap >= 0) || o->threads < 1 ||
-        o->progress < 0 || !(o->slice >= 0) || o->nstarts < 0 || (o->nstarts > 0 && !o->starts) ||
-        o->knapsack < -1 || o->knapsack > 1)
+    /* each option on its own, so the message names the one at fault (one message with
+     * every value before 2026-12-05) */
+    const char *bad = o->mode < XE_PLAN_AUTO || o->mode > XE_PLAN_HEURISTIC                ? "mode"
+                      : o->mode != XE_PLAN_HEURISTIC && !(o->time_limit > 0)                ? "time_limit (> 0 s)"
+                      : !(o->rel_gap >= 0)                                                  ? "rel_gap (>= 0)"
+                      : o->threads < 1                                                      ? "threads (>= 1)"
+                      : o->progress < 0                                                     ? "progress (>= 0)"
+                      : !(o->slice >= 0)                                                    ? "slice (>= 0 s)"
+                      : o->nstarts < 0 || (o->nstarts > 0 && !o->starts)                    ? "nstarts/starts"
+                      : o->knapsack < -1 || o->knapsack > 1                                 ? "knapsack (-1, 0 or 1)"
+                                                                                            : NULL;
+    if (bad)
         return xe_err_set(err, XE_EINVAL,
-                          "plan: bad options (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
-                          o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
+                          "plan: bad option %s (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
+                          bad, (int)o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
 
     /* the dense stage matrices: refused at once where they cannot fit, rather than
      * killed by the kernel part way (README, "Status") */

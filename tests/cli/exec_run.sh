@@ -60,6 +60,12 @@ check "pool names device and budget" grep -q 'device cpu1: allocating .* over th
 check "the error names the schedule file" grep -q "^xengine: error: $tmp/small.json: " "$tmp/small.err"
 check "one error line, with the simulator's reason" \
   test "$(wc -l <"$tmp/small.err")" -eq 1 -a "$(grep -c 'the simulator rejects the schedule too: .*budget 100' "$tmp/small.err")" -eq 1
+check "a note names the file's budget the pool uses" grep -q '^note: the pool of cpu1 uses the file.s budget, 100 B (--devices gives [0-9]* B' "$tmp/small.out"
+
+# without --costs the predictions are the cost model's, and a note says so
+"$xe" run "$model" "$tmp/plan.json" --devices "$devs" >"$tmp/nc.out" 2>"$tmp/nc.err"
+check "run without --costs: a note on the predictions" grep -q "^note: predicted from the roofline cost model (no --costs)" "$tmp/nc.out"
+check "run with --costs: no such note" test "$(grep -c 'roofline cost model' "$tmp/run.out")" -eq 0
 
 # a batch-2 plan with no room to spare run at batch 4: the pool refuses, one line
 sed 's/400%/100%/' "$devs" >"$tmp/dev100.json"

@@ -333,6 +333,13 @@ static void test_plan_shared(void **state)
     assert_null(r.sol.R);
     int64_t peak = 0;
     assert_true(fabs(replay(in, &r.events, &peak) - r.objective) <= 1e-9 * r.objective);
+    /* xe_plan_result_schedule hands out these events, a copy */
+    xe_schedule ev;
+    xe_schedule_init(&ev);
+    assert_int_equal(xe_plan_result_schedule(in, &r, &ev, &err), XE_OK);
+    assert_int_equal(ev.len, r.events.len);
+    assert_memory_equal(ev.ev, r.events.ev, (size_t)ev.len * sizeof *ev.ev);
+    xe_schedule_clear(&ev);
     /* the stage bounds do not hold for it: only bounds over every schedule */
     assert_true(r.bound <= r.bound_any + 1e-9);
     print_message("random_layered_n100 at 60%%: the exact search's %.3f s, annealed %.3f s (%s)\n",

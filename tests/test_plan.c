@@ -72,10 +72,15 @@ static void test_auto_and_milp_prove_optimum(void **state)
             o.rel_gap = 1e-9;
             xe_plan_result r;
             assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+            xe_schedule ev;
+            xe_schedule_init(&ev);
+            int src = xe_plan_result_schedule(in, &r, &ev, &err);
             if (brc == XE_EINFEASIBLE) {
                 assert_null(r.sol.R);
                 assert_string_equal(r.name, "none");
                 assert_true(isinf(r.objective));
+                assert_int_equal(src, XE_EINFEASIBLE); /* no schedule to hand out */
+                assert_int_equal(ev.len, 0);
                 infeasible++;
             } else {
                 assert_non_null(r.sol.R);
@@ -85,6 +90,11 @@ static void test_auto_and_milp_prove_optimum(void **state)
                                 xe_plan_mode_name(mode), r.objective, opt, r.name);
                 assert_true(close_rel(r.objective, opt, 1e-9));
                 assert_true(close_rel(xe_stages_cost(in, &r.sol), r.objective, 1e-12));
+                /* the schedule as events: the simulator's time is the objective */
+                assert_int_equal(src, XE_OK);
+                xe_sim_result sr;
+                assert_int_equal(xe_sim_run(in, &ev, &sr, &err), XE_OK);
+                assert_true(close_rel(sr.total_time, r.objective, 1e-9));
                 assert_true(r.bound <= opt * (1 + 1e-9) + 1e-12);
                 assert_true(r.bound >= opt * (1 - 1e-8)); /* proven */
                 assert_int_equal(r.optimal, 1);
@@ -105,6 +115,7 @@ static void test_auto_and_milp_prove_optimum(void **state)
                 }
                 feasible++;
             }
+            xe_schedule_clear(&ev);
             xe_plan_result_clear(&r);
         }
         xe_instance_free(in);

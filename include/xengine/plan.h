@@ -309,6 +309,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
  * static string or res->name (valid as long as that is). */
 const char *xe_plan_name(const xe_plan_result *res);
 
+/* The schedule xe_plan found for in, as events (the form xe_sim_run, xe_exec_run and
+ * xe_io_write_schedule take), into *out (initialised by the caller, cleared first; the
+ * caller owns it): res->events when set, else res->sol converted (xe_stages_to_schedule).
+ * res is not changed. Errors: XE_EINFEASIBLE (no schedule: res->infeasible or a limit
+ * before any was found; out stays empty), XE_ENOMEM. */
+int xe_plan_result_schedule(const xe_instance *in, const xe_plan_result *res, xe_schedule *out, xe_err *err);
+
 /* Frees what res owns (res->sol's matrices and res->events) and zeroes res; safe on a
  * zeroed or already cleared result. */
 void xe_plan_result_clear(xe_plan_result *res);

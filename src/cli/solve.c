@@ -707,12 +707,7 @@ int xe_cli_solve(int argc, char **argv)
 
     /* 4. events (the pebbling schedule as it is, docs/pebble.md; a stage schedule
      * converted), independent validation, atomic write */
-    if (pr.events.len) {
-        sched = pr.events; /* moved: written below, freed at the end */
-        xe_schedule_init(&pr.events);
-    } else {
-        rc = xe_stages_to_schedule(in, &pr.sol, &sched, &err);
-    }
+    rc = xe_plan_result_schedule(in, &pr, &sched, &err);
     double objective = pr.objective; /* the stage schedule's cost or pebbling's (plan.h) */
     xe_sim_result sr;
     if (rc == XE_OK) rc = xe_schedule_replay(in, &sched, objective, &sr, &err);

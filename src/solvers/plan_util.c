@@ -63,6 +63,18 @@ void xe_plan_opts_default(xe_plan_opts *o)
     o->knapsack = -1; /* on in auto's final MILP (docs/lns.md) */
 }
 
+int xe_plan_result_schedule(const xe_instance *in, const xe_plan_result *res, xe_schedule *out, xe_err *err)
+{
+    xe_schedule_clear(out);
+    if (res->events.len) {
+        if (xe_schedule_append(out, &res->events) != XE_OK)
+            return xe_err_set(err, XE_ENOMEM, "plan: out of memory copying %d events", res->events.len);
+        return XE_OK;
+    }
+    if (!res->sol.R) return xe_err_set(err, XE_EINFEASIBLE, "plan: no schedule was found");
+    return xe_stages_to_schedule(in, &res->sol, out, err);
+}
+
 void xe_plan_result_clear(xe_plan_result *res)
 {
     if (!res) return;

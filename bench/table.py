@@ -59,14 +59,22 @@ def short(g):
     return g.replace("checkmate_", "").replace("_train", "")
 
 
+# auto's schedules outside the graph order's stage class: planned in another order
+# (docs/reorder.md), or an event list (the exact search's, restaged or annealed:
+# docs/pebble.md, docs/anneal.md)
+OUTSIDE_GRAPH_ORDER = ("low-peak order", "(pebbling)", "(restaged)", "(restaged-lns)", "(anneal)", "search-order")
+
+
 def case_bound(rows):
     """the case's lower bound, seconds: the largest bound_s of its rows (each run's best
     of the cheapest-device sum, eviction, LP relaxation, MILP bounds, LNS proofs: all valid
-    for the graph order's stage schedules); the auto row's own where it planned in a
-    low-peak order (docs/reorder.md): the other rows' stage bounds hold in the graph's
-    order only"""
+    for the graph order's stage schedules); the auto row's own where its schedule lies
+    outside that class (OUTSIDE_GRAPH_ORDER): the other rows' stage bounds hold for the
+    graph order's stage schedules only, and may lie above it (random_layered_n250 one GPU
+    at 70%: the graph order's LP bound 128.06 s, auto's annealed event list 127.332 s,
+    before 2026-12-05 when only "low-peak order" was looked for)"""
     a = rows.get("auto")
-    if a is not None and "low-peak order" in a["status"]:
+    if a is not None and any(k in a["status"] for k in OUTSIDE_GRAPH_ORDER):
         return num(a["bound_s"])
     bs = [num(r["bound_s"]) for r in rows.values() if math.isfinite(num(r["bound_s"]))]
     return max(bs) if bs else math.nan

@@ -1,11 +1,12 @@
 # Relative cost (objective / no-recomputation cost) against the budget, one panel per
 # graph, one line per method. Called by bench/run.sh with csv, preset and png set.
+# ("pebbling": the exact search's schedule where the portfolio found none, as table.py's heuristic column)
 set datafile separator ","
 set terminal pngcairo size 1500,1000 font ",9"
 set output png
 # graphs with at least one schedule of a plotted method (a panel without points is an error)
-graphs = system("awk -F, 'NR>1 && $3==\"".preset."\" && $8!=\"nan\" && $5 ~ /^(heuristic|milp[+]start|lns|auto|milp-nostart|chen-greedy|one-device)$/ {print $1}' ".csv." | sort -u | tr '\\n' ' '")
-methods = "heuristic milp+start lns auto milp-nostart chen-greedy one-device"
+graphs = system("awk -F, 'NR>1 && $3==\"".preset."\" && $8!=\"nan\" && $5 ~ /^(heuristic|pebbling|milp[+]start|lns|auto|milp-nostart|chen-greedy|one-device)$/ {print $1}' ".csv." | sort -u | tr '\\n' ' '")
+methods = "heuristic pebbling milp+start lns auto milp-nostart chen-greedy one-device"
 ng = words(graphs)
 cols = 3
 rows = (ng + cols - 1) / cols

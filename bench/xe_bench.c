@@ -125,8 +125,7 @@ static void print_row(FILE *csv, const char *graph, int n, const char *preset, i
         if (isfinite(bound) && r->obj > 0) snprintf(gap, sizeof gap, "%.2f%%", 100 * (r->obj - bound) / r->obj);
     }
     if (isfinite(r->t_reach)) snprintf(tr, sizeof tr, "%.3f", r->t_reach);
-    printf("  %-14s %-24s %12s %8s %8s %8s %8s %8s %8s\n", r->method, r->status, ob, rel, gap, tf, tb, tr,
-           isfinite(r->t_total) ? "" : "");
+    printf("  %-14s %-24s %12s %8s %8s %8s %8s %8s\n", r->method, r->status, ob, rel, gap, tf, tb, tr);
     if (csv) {
         fprintf(csv, "%s,%d,%s,%d,%s,%s,%.9g,%.6f,%.9g,%.6f,%.4f,%.4f,%.4f,%.4f\n", graph, n, preset, pct, r->method,
                 r->status, r->obj, isfinite(r->obj) ? r->obj / base : NAN, bound,
@@ -403,6 +402,7 @@ int main(int argc, char **argv)
     parse_presets(&o, "gpu,gpu+cpu");
     snprintf(o.methods, sizeof o.methods, "baselines,heuristic,pebbling,milp-nostart,milp,lns,auto");
     o.seed = 1;
+    int quick = 0, limit_given = 0, budgets_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -415,9 +415,8 @@ int main(int argc, char **argv)
                    "at the top of bench/xe_bench.c; bench/run.sh runs it and plots the CSV.\n");
             return 0;
         }
-        if (!strcmp(a, "--quick")) {
-            o.limit = 10;
-            parse_budgets(&o, "90,70,50");
+        if (!strcmp(a, "--quick")) { /* applied below, under --limit and --budgets wherever given */
+            quick = 1;
             continue;
         }
         if (!strcmp(a, "--knapsack-rows")) {
@@ -444,8 +443,8 @@ int main(int argc, char **argv)
         i++;
         switch (opt) {
         case O_GRAPHS: o.graphs = v; break;
-        case O_LIMIT: o.limit = atof(v); break;
-        case O_BUDGETS: parse_budgets(&o, v); break;
+        case O_LIMIT: o.limit = atof(v), limit_given = 1; break;
+        case O_BUDGETS: parse_budgets(&o, v), budgets_given = 1; break;
         case O_PRESETS: parse_presets(&o, v); break;
         case O_METHODS: snprintf(o.methods, sizeof o.methods, "%s", v); break;
         case O_ONLY: o.only = v; break;
@@ -455,6 +454,22 @@ int main(int argc, char **argv)
         case O_VERBOSE: o.verbose = atoi(v); break;
         case O_LNS_SLICE: o.slice = atof(v); break;
         default: o.seed = strtoull(v, NULL, 10); break; /* O_SEED */
+        }
+    }
+    if (quick && !limit_given) o.limit = 10; /* --quick: 10 s and 90,70,50 unless given (it */
+    if (quick && !budgets_given) parse_budgets(&o, "90,70,50"); /* overrode them when after them) */
+    /* every method named must be one (a misspelt one gave an empty table, exit 0) */
+    static const char *const known[] = {"baselines", "heuristic", "pebbling", "milp-nostart", "milp", "lns", "auto",
+                                        "descent"};
+    char mbuf[256];
+    snprintf(mbuf, sizeof mbuf, "%s", o.methods);
+    for (char *m = strtok(mbuf, ","); m; m = strtok(NULL, ",")) {
+        size_t k = 0;
+        while (k < sizeof known / sizeof *known && strcmp(m, known[k])) k++;
+        if (k == sizeof known / sizeof *known) {
+            fprintf(stderr, "xe_bench: --methods: unknown method '%s' (known: baselines, heuristic, pebbling, "
+                            "milp-nostart, milp, lns, auto, descent)\n", m);
+            return 1;
         }
     }
     if (!(o.limit > 0) || o.threads < 1 || o.nbudgets == 0 || o.npresets == 0) {
@@ -474,6 +489,10 @@ int main(int argc, char **argv)
             names[nn++] = strdup(de->d_name);
     }
     closedir(dir);
+    if (nn == 0 && o.only) { /* a misspelt --only ran nothing, exit 0 */
+        fprintf(stderr, "xe_bench: no graph in %s matches --only %s\n", o.graphs, o.only);
+        return 1;
+    }
     qsort(names, (size_t)nn, sizeof *names, cmp_str);
     FILE *csv = NULL;
     if (o.csv) {

@@ -722,7 +722,7 @@ int xe_cli_plot(int argc, char **argv)
             if (made) rmdir(dir); /* empty again: a failed plot leaves nothing behind */
         } else {
             xe_cli_claims_notes(&io, in, &c, &r, taken, stated);
-            printf("xengine plot: %s: %d events, %d devices; wrote %d files:\n", path, s.len, in->ndev, pr.nwritten);
+            printf("xengine plot: %s: %d events, %d device%s; wrote %d files:\n", path, s.len, in->ndev, in->ndev == 1 ? "" : "s", pr.nwritten);
             for (int i = 0; i < pr.nwritten; i++) printf("  %s\n", pr.written[i]);
             free_written(&pr);
         }

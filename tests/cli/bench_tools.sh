@@ -2,7 +2,8 @@
 # The benchmark's tools as a user meets them (bench/README.md):
 #  - xe_bench --help and bench/run.sh --help print their usage and exit 0 (before
 #    2026-12-02 xe_bench said "--help needs a value" and run.sh took --help for its
-#    build directory); an unknown xe_bench option exits 1;
+#    build directory); an unknown xe_bench option, method or --only exits 1; --quick
+#    keeps the --budgets and --limit given;
 #  - bench/table.py on a hand-made CSV of one 200-node case: the auto table carries the
 #    time to the first valid schedule and to the best (the issue's table asks for both),
 #    and a 5.66% LNS gap is named as an LNS miss of the 5% target while the auto row
@@ -27,6 +28,21 @@ if [ -x "$bench" ]; then
     "$bench" --no-such-option >"$tmp/out" 2>"$tmp/err"; rc=$?
     if [ $rc -eq 1 ] && grep -q "unknown option --no-such-option" "$tmp/err"; then ok
     else bad "xe_bench --no-such-option: exit $rc, stderr '$(cat "$tmp/err")'"; fi
+    # a misspelt method or an --only that matches nothing: exit 1, not an empty table and
+    # exit 0 (before 2026-12-05; a new user's trial); checked before any graph is read
+    "$bench" --methods heuristc,lns --limit 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc -eq 1 ] && grep -q "unknown method 'heuristc'" "$tmp/err"; then ok
+    else bad "xe_bench --methods heuristc: exit $rc, stderr '$(cat "$tmp/err")'"; fi
+    mkdir "$tmp/graphs" && cp "$root/tests/data/tiny_graph.json" "$tmp/graphs/"
+    "$bench" --graphs "$tmp/graphs" --only nosuch --limit 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc -eq 1 ] && grep -q "no graph in $tmp/graphs matches --only nosuch" "$tmp/err"; then ok
+    else bad "xe_bench --only nosuch: exit $rc, stderr '$(cat "$tmp/err")'"; fi
+    # --quick keeps --budgets and --limit given before it (it replaced them before)
+    "$bench" --graphs "$tmp/graphs" --budgets 95 --limit 2 --quick --presets gpu --methods heuristic \
+        >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc -eq 0 ] && grep -q "limit 2 s per method" "$tmp/out" && grep -q "budget 95% of" "$tmp/out" &&
+        ! grep -q "budget 90% of" "$tmp/out"; then ok
+    else bad "xe_bench --budgets 95 --limit 2 --quick: exit $rc: $(cat "$tmp/out" "$tmp/err")"; fi
 else
     echo "skipped: $bench not built (the xe_bench checks)"
 fi

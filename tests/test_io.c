@@ -409,12 +409,14 @@ static void test_devices_defaults(void **state)
     tmp_file(t, "dev_defaults.json", path, sizeof path);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs("{\"devices\": [{\"name\": \"g\", \"kind\": \"gpu\", \"budget\": \"500MB\"}]}", f);
+    /* the kind in any case, as the line format takes it ("GPU"; refused before 2026-12-05) */
+    fputs("{\"devices\": [{\"name\": \"g\", \"kind\": \"GPU\", \"budget\": \"500MB\"}]}", f);
     fclose(f);
     xe_recipe r;
     xe_err err = {{0}};
     assert_int_equal(xe_io_read_devices(path, &r, &err), XE_OK);
     assert_int_equal(r.ndev, 1);
+    assert_int_equal(r.kind[0], XE_DEV_GPU);
     assert_int_equal(r.budget_bytes[0], 500000000); /* MB is decimal: 500 * 10^6 */
     assert_true(r.speed[0] == 1.0);
     assert_true(r.bandwidth == 16e9);

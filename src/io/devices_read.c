@@ -57,8 +57,10 @@ static int read_device(const char *path, int d, const json_t *o, xe_recipe *r, x
         return xe_err_set(err, XE_EINVAL, "%s: %s: name '%s' contains '->', which costs files use between the two devices of a copy",
                           path, what, name);
     snprintf(r->name[d], sizeof r->name[d], "%s", name);
-    if (strcmp(kind, "gpu") == 0) r->kind[d] = XE_DEV_GPU;
-    else if (strcmp(kind, "cpu") == 0) r->kind[d] = XE_DEV_CPU;
+    /* any case, as the paper's line format takes "GPU" (JSON took lower case only before
+     * 2026-12-05) */
+    if (strcasecmp(kind, "gpu") == 0) r->kind[d] = XE_DEV_GPU;
+    else if (strcasecmp(kind, "cpu") == 0) r->kind[d] = XE_DEV_CPU;
     else
         return xe_err_set(err, XE_EINVAL, "%s: %s: kind \"%s\" is neither \"cpu\" nor \"gpu\"", path,
                           what, kind);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json_util.h"
 #include "xengine/io.h"
@@ -259,7 +260,7 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
          * which; a schedule planned for other devices is not this one's) */
         const json_t *kd = json_object_get(json_array_get(devs, k), "kind");
         if (kd && !json_is_null(kd) &&
-            (!json_is_string(kd) || strcmp(json_string_value(kd), kind_name(in->dev[d].kind)) != 0))
+            (!json_is_string(kd) || strcasecmp(json_string_value(kd), kind_name(in->dev[d].kind)) != 0))
             return xe_err_set(err, XE_EINVAL, "%s: %s ('%s'): kind %s%s%s, but the device '%s' is a %s", path, what,
                               name, json_is_string(kd) ? "'" : "", json_is_string(kd) ? json_string_value(kd) : "of the wrong type",
                               json_is_string(kd) ? "'" : "", name, kind_name(in->dev[d].kind));

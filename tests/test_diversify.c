@@ -108,13 +108,6 @@ static void *spin(void *arg)
     return NULL;
 }
 
-static int same_stages(const xe_stages *a, const xe_stages *b)
-{
-    size_t k = (size_t)a->n * (size_t)a->n * (size_t)a->ndev;
-    return a->n == b->n && a->ndev == b->ndev && !memcmp(a->R, b->R, k) && !memcmp(a->S, b->S, k) &&
-           !memcmp(a->C, b->C, k * (size_t)a->ndev);
-}
-
 /* The main job's instance (scripts/run.sh): ResNet-18 at batch 32, GPU + CPU, GPU at 50%. */
 static xe_instance *resnet18_main_job(void)
 {
@@ -158,7 +151,7 @@ static void same_under_load(xe_instance *in, const char *label)
                   xe_stages_cost(in, &idle), w2, xe_stages_cost(in, &loaded), nspin, t_loaded);
     assert_string_equal(w1, "greedy-diverse");
     assert_string_equal(w1, w2);
-    assert_true(same_stages(&idle, &loaded));
+    assert_true(xe_stages_equal(&idle, &loaded));
     xe_stages_clear(&idle);
     xe_stages_clear(&loaded);
 }

@@ -19,6 +19,10 @@
  * the reason otherwise. Lets a caller refuse a bad output before long work. */
 int xe_io_check_writable(const char *path, xe_err *err);
 
+/* The permission bits an output written to path gets: those of the file it replaces,
+ * else 0644 (a temporary file from mkstemp is 0600 until set so). */
+unsigned xe_io_output_mode(const char *path);
+
 /* Writes len bytes of data to path the way every writer here does: PATH.tmp.XXXXXX in
  * the same directory, fsync, rename over path. On failure the temporary file is removed,
  * path is left as it was and XE_EIO (message starting with path) is returned. Used for
@@ -88,18 +92,15 @@ typedef struct xe_schedule_claims {
     double total_time;
 } xe_schedule_claims;
 
-/* The batch size a schedule file states (its summary's "batch", written by `xengine
- * solve` for ONNX models) into *batch, 0 when it states none (absent or null) or the file
+/* What a schedule file states about the ONNX model it was planned for, from one parse
+ * of its summary (written by `xengine solve` for ONNX models): *batch = its "batch", 0
+ * when it states none (absent or null); *inference = its "inference": 1 (the inference
+ * graph), 0 (the training graph), -1 (absent or null). Both are "none" when the file
  * cannot be read as a schedule (the full read reports that): XE_OK. XE_EINVAL with err
- * naming the file when it states one that is not a whole number from 1 to 10^9 (before
- * 2026-12-01 such a value was ignored without a word). */
-int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err);
-/* Which graph of an ONNX model a schedule file states it was planned for (its summary's
- * "inference", written by `xengine solve` for ONNX models): *inference = 1 (the inference
- * graph), 0 (the training graph) or -1 (absent or null, or the file cannot be read as a
- * schedule: the full read reports that): XE_OK. XE_EINVAL naming the file when the value
- * is not true or false. */
-int xe_io_schedule_inference(const char *path, int *inference, xe_err *err);
+ * naming the file for a batch that is not a whole number from 1 to 10^9 (before
+ * 2026-12-01 such a value was ignored without a word) or an inference that is not true
+ * or false. */
+int xe_io_schedule_model(const char *path, int64_t *batch, int *inference, xe_err *err);
 /* xe_io_read_schedule and the file's claims (c) from one parse; c is filled once the
  * devices list has passed its checks. Errors as xe_io_read_schedule. */
 int xe_io_read_schedule_claims(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *c,

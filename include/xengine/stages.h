@@ -26,6 +26,9 @@ typedef struct xe_stages {
 int xe_stages_init(xe_stages *st, int n, int ndev);
 void xe_stages_clear(xe_stages *st);
 int xe_stages_copy(xe_stages *dst, const xe_stages *src);
+/* 1 when a and b hold the same schedule: the same n and ndev, both allocated, R, S and C
+ * (both NULL counts as equal) byte for byte; else 0. */
+int xe_stages_equal(const xe_stages *a, const xe_stages *b);
 
 static inline uint8_t *xe_R(const xe_stages *s, int t, int i, int d) { return &s->R[((int64_t)t * s->n + i) * s->ndev + d]; }
 static inline uint8_t *xe_S(const xe_stages *s, int t, int i, int d) { return &s->S[((int64_t)t * s->n + i) * s->ndev + d]; }

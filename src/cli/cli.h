@@ -99,10 +99,10 @@ int xe_cli_decimal(const char *v, double *x);
 int64_t xe_cli_net_batch(const xe_net *net);
 
 /* simulate/plot/run of an ONNX model (o->graph) with a schedule file: *stated = the batch
- * the file states (xe_io_schedule_batch; 0: none). Without --batch, a stated batch becomes
+ * the file states (xe_io_schedule_model; 0: none). Without --batch, a stated batch becomes
  * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0; -1
  * (the error printed) when the file states a batch that is not one. The graph it states
- * (xe_io_schedule_inference) likewise: the inference graph sets o->inference = 2 (the
+ * (the same call) likewise: the inference graph sets o->inference = 2 (the
  * note below says so); the training graph with --inference given is -1 ("drop
  * --inference"). */
 int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated);
@@ -112,11 +112,11 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
  * Nothing when the file states none or they agree. */
 void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated);
 
-/* simulate/plot: a hint for the error line of a schedule that fails the simulator, in buf
- * (cap bytes; returned): where the file states a budget (bytes) for a device that differs
- * from the one it was checked against, the first such, in words; else "". (The notes
- * below come only with a valid schedule, which needs them least.) */
-const char *xe_cli_budget_hint(const xe_instance *in, const xe_schedule_claims *c, char *buf, size_t cap);
+/* simulate/plot: the one error line of a schedule the simulator rejects (why: its
+ * message), on stderr, naming path; where the file states a budget (bytes) for a device
+ * that differs from the one it was checked against, the first such is added in words
+ * (the notes below come only with a valid schedule, which needs them least). */
+void xe_cli_invalid_schedule(const char *path, const xe_instance *in, const xe_schedule_claims *c, const char *why);
 
 /* simulate/plot: the notes on stdout where the schedule file's claims (c) differ from
  * the instance it was checked against: its budgets (bytes) against the devices', the

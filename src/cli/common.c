@@ -208,7 +208,7 @@ int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *
     if (!is_regular(schedule)) return 0; /* a pipe: its batch is not known (give --batch) */
     xe_err err = {{0}};
     int inference = -1;
-    if (xe_io_schedule_batch(schedule, stated, &err) || xe_io_schedule_inference(schedule, &inference, &err)) {
+    if (xe_io_schedule_model(schedule, stated, &inference, &err)) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         return -1;
     }
@@ -238,16 +238,17 @@ void xe_cli_batch_note(const xe_cli_inst_opts *o, int taken, int64_t stated)
                (long long)stated, o->batch);
 }
 
-const char *xe_cli_budget_hint(const xe_instance *in, const xe_schedule_claims *c, char *buf, size_t cap)
+void xe_cli_invalid_schedule(const char *path, const xe_instance *in, const xe_schedule_claims *c, const char *why)
 {
-    buf[0] = '\0';
+    char hint[160] = "";
     for (int d = 0; d < in->ndev; d++)
         if (c->budget[d] >= 0 && c->budget[d] != in->dev[d].budget) {
-            snprintf(buf, cap, " (the file states a budget of %lld B for %s, checked against %lld B: --devices/--budget)",
+            snprintf(hint, sizeof hint,
+                     " (the file states a budget of %lld B for %s, checked against %lld B: --devices/--budget)",
                      (long long)c->budget[d], in->dev[d].name, (long long)in->dev[d].budget);
             break;
         }
-    return buf;
+    fprintf(stderr, "xengine: error: %s: invalid schedule: %s%s\n", path, why, hint);
 }
 
 void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,

@@ -18,11 +18,9 @@ static int stage_file(const char *path, char *buf, size_t n, xe_err *err)
         return xe_err_set(err, XE_EIO, "%s: path too long", path);
     int fd = mkstemp(buf);
     if (fd < 0) return xe_err_set(err, XE_EIO, "%s: cannot write (create): %s", path, strerror(errno));
-    /* the writer gives its file the mode of the one it replaces (mkstemp's is 0600): the
-     * mode path has, else 0644, as for every other output */
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 0777) : 0644;
-    int bad = fchmod(fd, mode) != 0;
+    /* the writer gives its file the mode of the one it replaces (the staged one's): that
+     * of path, as for every other output */
+    int bad = fchmod(fd, (mode_t)xe_io_output_mode(path)) != 0;
     int e = errno;
     close(fd);
     if (bad) {

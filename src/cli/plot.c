@@ -597,15 +597,16 @@ static int plot_all(plot_run *pr, const char *prog)
         snprintf(final, sizeof final, "%s.%s", names[k], pr->fmt);
         char *to = join(pr->dir, final);
         struct stat st;
+        int whole = from ? xe_cli_image_check(from) : -1; /* 1 whole, 0 cut short, -1 none */
         if (!from || !to) {
             fprintf(stderr, "xengine: error: plot: out of memory\n");
             code = XE_EXIT_INTERNAL;
         } else if (is_input(pr, to)) {
             code = XE_EXIT_USAGE;
-        } else if (stat(from, &st) != 0 || st.st_size == 0 || xe_cli_image_check(from) < 0) {
+        } else if (stat(from, &st) != 0 || whole < 0) {
             fprintf(stderr, "xengine: error: %s: gnuplot wrote no image\n", to);
             code = XE_EXIT_INTERNAL;
-        } else if (xe_cli_image_check(from) == 0) {
+        } else if (whole == 0) {
             fprintf(stderr, "xengine: error: %s: gnuplot wrote an incomplete image (%lld bytes; disk full?)\n", to,
                     (long long)st.st_size);
             code = XE_EXIT_INTERNAL;
@@ -703,9 +704,7 @@ int xe_cli_plot(int argc, char **argv)
         fprintf(stderr, "xengine: error: %s: out of memory for %d events\n", path, s.len);
         code = XE_EXIT_INTERNAL;
     } else if ((rc = xe_sim_run_trace(in, &s, &r, trace, &err)) != XE_OK) {
-        char hint[160];
-        fprintf(stderr, "xengine: error: %s: invalid schedule: %s%s\n", path, err.msg,
-                xe_cli_budget_hint(in, &c, hint, sizeof hint));
+        xe_cli_invalid_schedule(path, in, &c, err.msg);
         code = XE_EXIT_INPUT;
     } else if (s.len == 0) {
         fprintf(stderr, "xengine: error: %s: the schedule has no events\n", path);

@@ -77,10 +77,7 @@ int xe_cli_simulate(int argc, char **argv)
     int read_ok = rc == XE_OK;
     if (rc == XE_OK) {
         rc = xe_sim_run(in, &s, &r, &err);
-        char hint[160];
-        if (rc)
-            fprintf(stderr, "xengine: error: %s: invalid schedule: %s%s\n", path, err.msg,
-                    xe_cli_budget_hint(in, &c, hint, sizeof hint));
+        if (rc) xe_cli_invalid_schedule(path, in, &c, err.msg);
     } else {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
     }

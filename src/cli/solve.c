@@ -334,7 +334,7 @@ static int xe_cli_is_baseline(const char *name)
 /* The schedule summary's "batch" and "inference" keys, as text to close its extra keys
  * with: the ONNX model's batch size the plan was made for and whether it was the model's
  * inference graph (batch > 0: an ONNX model; "" otherwise), so that `simulate`, `plot`
- * and `run` can take both from the file (xe_io_schedule_batch, xe_io_schedule_inference). */
+ * and `run` can take both from the file (xe_io_schedule_model). */
 static const char *batch_key(int64_t batch, int inference, char *buf, size_t cap)
 {
     if (batch > 0)

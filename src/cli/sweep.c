@@ -650,7 +650,7 @@ static int sweep_max_batch(opts *o)
  * code. */
 static int sweep_parse(int argc, char **argv, opts *op)
 {
-    int verbose = 0, quiet = 0;
+    int verbose = 0, quiet = 0, limit_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &op->io);
@@ -697,7 +697,7 @@ static int sweep_parse(int argc, char **argv, opts *op)
                 }
                 if (!strcmp(a, "--time-limit")) op->time_limit = x;
                 else if (!strcmp(a, "--threads")) op->threads = x > 64 ? 64 : (int)x;
-                else op->batch_limit = (long long)x;
+                else op->batch_limit = (long long)x, limit_given = 1;
             }
         } else if (a[0] != '-' && !op->io.graph) {
             op->io.graph = a;
@@ -713,8 +713,6 @@ static int sweep_parse(int argc, char **argv, opts *op)
         fprintf(stderr, "xengine: error: --inference is not supported: sweeps plan training steps\n");
         return XE_EXIT_USAGE;
     }
-    int limit_given = 0;
-    for (int k = 1; k < argc; k++) limit_given |= !strcmp(argv[k], "--batch-limit");
     if (limit_given && !op->max_batch) { /* accepted silently before 2026-12-05 */
         fprintf(stderr, "xengine: error: --batch-limit applies to --max-batch (the largest batch tried there)\n");
         return XE_EXIT_USAGE;

@@ -39,6 +39,14 @@ int xe_stages_copy(xe_stages *dst, const xe_stages *src)
     return XE_OK;
 }
 
+int xe_stages_equal(const xe_stages *a, const xe_stages *b)
+{
+    if (a->n != b->n || a->ndev != b->ndev || !a->R || !b->R) return 0;
+    size_t nn = (size_t)a->n * (size_t)a->n * (size_t)a->ndev;
+    if (memcmp(a->R, b->R, nn) || memcmp(a->S, b->S, nn)) return 0;
+    return a->C == b->C || (a->C && b->C && !memcmp(a->C, b->C, nn * (size_t)a->ndev)); /* C NULL: no copies */
+}
+
 static int cin(const xe_stages *st, int t, int i, int d)
 {
     int s = 0;

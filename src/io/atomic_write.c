@@ -62,6 +62,12 @@ int xe_io_check_writable(const char *path, xe_err *err)
     return XE_OK;
 }
 
+unsigned xe_io_output_mode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0644u;
+}
+
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err)
 {
     static const char suffix[] = ".tmp.XXXXXX";
@@ -80,9 +86,7 @@ int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *e
         return xe_err_set(err, XE_EIO, "%s: cannot create a temporary file: %s", path,
                           strerror(e));
     }
-    /* mkstemp makes the file 0600; give it the mode of the file it replaces, else 0644 */
-    struct stat st;
-    mode_t mode = (stat(path, &st) == 0) ? (st.st_mode & 0777) : 0644;
+    mode_t mode = (mode_t)xe_io_output_mode(path); /* mkstemp's is 0600 */
     const char *what = "write";
     int e = 0;
     size_t done = 0;

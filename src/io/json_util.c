@@ -127,17 +127,6 @@ int xe_json_batch(const char *path, const json_t *obj, const char *label, int64_
     return XE_OK;
 }
 
-int xe_json_file_batch(const char *path, const char *parent, const char *label, int64_t *batch, xe_err *err)
-{
-    *batch = 0;
-    json_t *root;
-    xe_err e;
-    if (xe_json_load(path, &root, &e)) return XE_OK;
-    int rc = xe_json_batch(path, parent ? json_object_get(root, parent) : root, label, batch, err);
-    json_decref(root);
-    return rc;
-}
-
 int xe_json_check_format(const char *path, const json_t *root, const char *expected,
                          int required, xe_err *err)
 {

@@ -56,11 +56,6 @@ int xe_json_get_num(const char *path, const char *what, const json_t *obj, const
  * whole number from 1 to 10^9 (schedules' summary.batch, costs files' batch). */
 int xe_json_batch(const char *path, const json_t *obj, const char *label, int64_t *batch, xe_err *err);
 
-/* xe_json_batch on the file at path: of its top-level object, or of that object's object
- * `parent` (NULL: the top level); 0 and XE_OK when the file cannot be read (its full read
- * reports that). */
-int xe_json_file_batch(const char *path, const char *parent, const char *label, int64_t *batch, xe_err *err);
-
 /* The value of an integer JSON number (or integral real) in [lo, hi] into *out;
  * 0 on success, -1 when value is not such a number. */
 int xe_json_as_int(const json_t *value, int64_t lo, int64_t hi, int64_t *out);

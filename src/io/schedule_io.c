@@ -347,21 +347,18 @@ int xe_io_read_schedule(const char *path, const xe_instance *in, xe_schedule *ou
     return read_schedule(path, in, out, NULL, err);
 }
 
-int xe_io_schedule_batch(const char *path, int64_t *batch, xe_err *err)
+int xe_io_schedule_model(const char *path, int64_t *batch, int *inference, xe_err *err)
 {
-    return xe_json_file_batch(path, "summary", "summary.batch", batch, err);
-}
-
-int xe_io_schedule_inference(const char *path, int *inference, xe_err *err)
-{
+    *batch = 0;
     *inference = -1;
     json_t *root;
     xe_err e;
     if (xe_json_load(path, &root, &e)) return XE_OK;
-    const json_t *v = json_object_get(json_object_get(root, "summary"), "inference");
-    int rc = XE_OK;
-    if (v && json_is_boolean(v)) *inference = json_is_true(v);
-    else if (v && !json_is_null(v))
+    const json_t *summary = json_object_get(root, "summary");
+    int rc = xe_json_batch(path, summary, "summary.batch", batch, err);
+    const json_t *v = json_object_get(summary, "inference");
+    if (!rc && v && json_is_boolean(v)) *inference = json_is_true(v);
+    else if (!rc && v && !json_is_null(v))
         rc = xe_err_set(err, XE_EINVAL, "%s: summary.inference must be true or false", path);
     json_decref(root);
     return rc;

@@ -103,15 +103,6 @@ int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
     return XE_OK;
 }
 
-/* 1 when a and b (same n and ndev) hold the same matrices. */
-static int stages_equal(const xe_stages *a, const xe_stages *b)
-{
-    if (a->n != b->n || a->ndev != b->ndev || !a->R || !b->R) return 0;
-    size_t rs = (size_t)a->n * (size_t)a->n * (size_t)a->ndev;
-    if (memcmp(a->R, b->R, rs) || memcmp(a->S, b->S, rs)) return 0;
-    return (!a->C && !b->C) || (a->C && b->C && !memcmp(a->C, b->C, rs * (size_t)a->ndev));
-}
-
 /* Makes the MILP's schedule (phase `name`, begun t0 seconds into the call) the best one
  * when it is at least as cheap: a tie goes to the MILP (solve's choice), unless its
  * schedule is the one in hand, unchanged (the MILP returned its start), which keeps its
@@ -121,7 +112,7 @@ void xe_plan_take_milp(xe_plan_result *res, xe_milp_result *m, const char *name,
                       double *best_cost)
 {
     if (!m->sol.R || m->objective > *best_cost) return;
-    if (*best && m->objective == *best_cost && stages_equal(&m->sol, *best)) return;
+    if (*best && m->objective == *best_cost && xe_stages_equal(&m->sol, *best)) return;
     if (m->objective < *best_cost) {
         res->time_best = t0 + m->time_best;
         xe_plan_trace(res, res->time_best, m->objective);

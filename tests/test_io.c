@@ -656,6 +656,46 @@ static void test_costs_unknown_names(void **state)
     unlink(path);
 }
 
+/* A file of two devices read for one of them: strict, refused; with skipping, the GPU's
+ * entries are read (conv1 2 ms, loss 0.5 ms), the CPU's and the copies skipped, "cpu"
+ * reported once; a file of none of the instance's devices refused either way. */
+static void test_costs_device_subset(void **state)
+{
+    const tmpdir *t = *state;
+    xe_graph *g = read_graph_ok(DATA "tiny_graph.json");
+    xe_instance *in = xe_instance_new(g, 1);
+    assert_non_null(in);
+    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
+    in->dev[0].kind = XE_DEV_GPU;
+    in->dev[0].budget = 3000;
+    for (int v = 0; v < g->n; v++) in->cost[v] = 9.0;
+    xe_err err = {{0}};
+    assert_fails_with(xe_io_read_costs(DATA "tiny_costs.json", in, &err), XE_EINVAL, &err, DATA "tiny_costs.json", "cpu");
+    assert_true(in->cost[0] == 9.0);
+    xe_costs_read r = {.skip_unknown_devices = 1, .nskipped = 7};
+    assert_int_equal(xe_io_read_costs_ex(DATA "tiny_costs.json", in, &r, &err), XE_OK);
+    assert_true(fabs(xe_cost(in, 0, 0) - 2e-3) < 1e-15);
+    assert_true(xe_cost(in, 1, 0) == 9.0);
+    assert_true(fabs(xe_cost(in, 2, 0) - 5e-4) < 1e-15);
+    assert_int_equal(r.nskipped, 1);
+    assert_string_equal(r.skipped, "cpu");
+    assert_int_equal(r.batch, 0);
+
+    char path[256];
+    tmp_file(t, "costs_other.json", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"batch\": 8, \"compute\": {\"conv1\": {\"tpu\": 1, \"npu\": 2}}, "
+          "\"copy\": {\"conv1\": {\"tpu->npu\": 1, \"npu->tpu\": 1}}}", f);
+    fclose(f);
+    in->cost[0] = 4.0;
+    assert_fails_with(xe_io_read_costs_ex(path, in, &r, &err), XE_EINVAL, &err, path, "only tpu, npu");
+    assert_int_equal(r.nskipped, 2);
+    assert_true(in->cost[0] == 4.0);
+    unlink(path);
+    xe_instance_free(in);
+}
+
 /* ---- schedules ---------------------------------------------------------------------- */
 
 static void fill_schedule(xe_schedule *s)
@@ -860,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_costs_round_trip),
         cmocka_unit_test(test_costs_partial_ms),
         cmocka_unit_test(test_costs_unknown_names),
+        cmocka_unit_test(test_costs_device_subset),
         cmocka_unit_test(test_schedule_round_trip),
         cmocka_unit_test(test_schedule_unknown_device),
         cmocka_unit_test(test_schedule_name_mismatch),

@@ -63,7 +63,8 @@ int xe_io_write_graph(const char *path, const xe_graph *g, xe_err *err);
 int xe_io_read_devices(const char *path, xe_recipe *out, xe_err *err);
 
 /* Reads a costs file and overwrites in->cost / in->copy for the nodes and device pairs it
- * names (by node name and device name); unknown names are XE_EINVAL. */
+ * names (by node name and device name); unknown names are XE_EINVAL (device names the
+ * instance lacks can be skipped instead: xe_io_read_costs_ex). */
 int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err);
 
 /* Writes the costs of in (every node, every device, every ordered pair); batch > 0: the
@@ -75,6 +76,23 @@ int xe_io_write_costs(const char *path, const xe_instance *in, int64_t batch, xe
  * or null); XE_EINVAL naming the file, nothing read, when it is not a whole number from 1
  * to 10^9. */
 int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe_err *err);
+
+/* Options and report of xe_io_read_costs_ex. */
+typedef struct xe_costs_read {
+    /* in: 1 = entries for device names the instance lacks are skipped, not refused (a
+     * file profiled for gpu+cpu read for the GPU alone); they are reported below */
+    int skip_unknown_devices;
+    int64_t batch;     /* out: the batch the file states, 0 when absent or null */
+    int nskipped;      /* out: distinct device names skipped */
+    char skipped[128]; /* out: those names, ", "-separated ("" when none; cut when long) */
+} xe_costs_read;
+
+/* xe_io_read_costs_batch with the options of r (caller-owned; its outputs are reset
+ * first). With skip_unknown_devices, a file with no entry for any device of the instance
+ * is still XE_EINVAL ("no cost for a device of this instance"), nothing read; a copy pair
+ * counts for the instance only when both its devices do. Other errors as
+ * xe_io_read_costs_batch. */
+int xe_io_read_costs_ex(const char *path, xe_instance *in, xe_costs_read *r, xe_err *err);
 
 /* Writes a schedule: devices, events (node by index and name, device by name) and,
  * when sum != NULL, a summary object (per-device peak, times, counts; extra key/values

@@ -336,10 +336,15 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
         goto fail;
     }
     g = NULL; /* owned by the instance now */
-    int64_t cb = 0; /* the batch the costs were measured at (ONNX models: checked below) */
-    if (o->costs && (rc = xe_io_read_costs_batch(o->costs, *out, onnx ? &cb : NULL, &err))) goto fail;
+    /* a costs file of more devices than these (profiled for gpu+cpu, planned for the GPU
+     * alone) is read for the devices it shares with them, with a warning */
+    xe_costs_read cr = {.skip_unknown_devices = 1};
+    if (o->costs && (rc = xe_io_read_costs_ex(o->costs, *out, &cr, &err))) goto fail;
+    if (cr.nskipped)
+        fprintf(stderr, "xengine: warning: %s: the costs for device%s %s skipped: not among the devices of --devices %s\n", o->costs,
+                cr.nskipped > 1 ? "s" : "", cr.skipped, dev);
     if (o->costs && onnx) { /* costs measured at another batch are used as they are: say so */
-        int64_t mb = xe_cli_net_batch(net);
+        int64_t mb = xe_cli_net_batch(net), cb = cr.batch;
         if (cb > 0 && mb > 0 && cb != mb)
             fprintf(stderr, "xengine: warning: %s: the costs were measured at batch %lld; they are used as they "
                             "are for batch %lld\n",

@@ -31,9 +31,31 @@ static int unit_scale(const char *path, const json_t *root, double *scale, xe_er
     return xe_err_set(err, XE_EINVAL, "%s: unknown unit \"%s\" (s, ms, us or ns)", path, u);
 }
 
-/* "compute": {node: {device: seconds | null}} into cost (a copy of in->cost). */
+/* A device name of the file that the instance lacks: XE_EINVAL naming it (what), unless
+ * the caller asked to skip such entries; then it is noted in r (once per name). */
+static int unknown_dev(const char *path, const char *name, xe_costs_read *r, xe_err *err, const char *what)
+{
+    if (!r || !r->skip_unknown_devices) return xe_err_set(err, XE_EINVAL, "%s: %s", path, what);
+    size_t len = strlen(r->skipped);
+    const char *p = r->skipped;
+    size_t nl = strlen(name);
+    while (*p) { /* already noted? */
+        const char *end = strchr(p, ',');
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == nl && strncmp(p, name, nl) == 0) return XE_OK;
+        p = end ? end + 2 : p + l;
+    }
+    if (len + nl + 3 < sizeof r->skipped) /* names past the buffer are counted, not listed */
+        snprintf(r->skipped + len, sizeof r->skipped - len, "%s%s", len ? ", " : "", name);
+    r->nskipped++;
+    return XE_OK;
+}
+
+/* "compute": {node: {device: seconds | null}} into cost (a copy of in->cost); *known
+ * counts the entries for devices of the instance. */
 static int read_compute(const char *path, const json_t *comp, const xe_instance *in,
-                        const xe_name_index *nodes, double scale, double *cost, xe_err *err)
+                        const xe_name_index *nodes, double scale, double *cost, xe_costs_read *r,
+                        int64_t *known, xe_err *err)
 {
     const char *node;
     json_t *per;
@@ -47,9 +69,14 @@ static int read_compute(const char *path, const json_t *comp, const xe_instance 
         json_t *val;
         json_object_foreach(per, dev, val) {
             int d = find_dev(in, dev);
-            if (d < 0)
-                return xe_err_set(err, XE_EINVAL, "%s: compute: node '%s': no device named '%s'",
-                                  path, node, dev);
+            if (d < 0) {
+                char what[160];
+                snprintf(what, sizeof what, "compute: node '%s': no device named '%s'", node, dev);
+                int rc = unknown_dev(path, dev, r, err, what);
+                if (rc) return rc;
+                continue;
+            }
+            ++*known;
             double c;
             if (json_is_null(val)) {
                 c = XE_NO_COST;
@@ -69,9 +96,11 @@ static int read_compute(const char *path, const json_t *comp, const xe_instance 
     return XE_OK;
 }
 
-/* "copy": {node: {"from->to": seconds}} into copy (a copy of in->copy). */
+/* "copy": {node: {"from->to": seconds}} into copy (a copy of in->copy); *known as for
+ * read_compute (a pair counts when both devices are the instance's). */
 static int read_copy(const char *path, const json_t *cp, const xe_instance *in,
-                     const xe_name_index *nodes, double scale, double *copy, xe_err *err)
+                     const xe_name_index *nodes, double scale, double *copy, xe_costs_read *r,
+                     int64_t *known, xe_err *err)
 {
     const char *node;
     json_t *per;
@@ -97,9 +126,16 @@ static int read_copy(const char *path, const json_t *cp, const xe_instance *in,
                 from[flen] = '\0';
                 d = find_dev(in, from);
             }
-            if (d < 0 || e < 0)
-                return xe_err_set(err, XE_EINVAL, "%s: copy: node '%s': \"%s\" names an unknown device",
-                                  path, node, pair);
+            if (d < 0 || e < 0) {
+                char what[160];
+                snprintf(what, sizeof what, "copy: node '%s': \"%s\" names an unknown device", node, pair);
+                int rc = XE_OK;
+                if (d < 0) rc = unknown_dev(path, flen < sizeof from ? from : pair, r, err, what);
+                if (!rc && e < 0) rc = unknown_dev(path, arrow + 2, r, err, what);
+                if (rc) return rc;
+                continue;
+            }
+            ++*known;
             if (d == e)
                 return xe_err_set(err, XE_EINVAL, "%s: copy: node '%s': \"%s\" copies a device to itself",
                                   path, node, pair);
@@ -123,13 +159,23 @@ int xe_io_read_costs(const char *path, xe_instance *in, xe_err *err)
 
 int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe_err *err)
 {
+    xe_costs_read r = {0};
+    int rc = xe_io_read_costs_ex(path, in, &r, err);
+    if (!rc && batch) *batch = r.batch;
+    return rc;
+}
+
+int xe_io_read_costs_ex(const char *path, xe_instance *in, xe_costs_read *r, xe_err *err)
+{
+    r->batch = 0;
+    r->nskipped = 0;
+    r->skipped[0] = '\0';
     json_t *root;
     int rc = xe_json_load(path, &root, err);
     if (rc) return rc;
     /* checked also where nobody asks for it (a JSON graph's costs): a bad value is a sign
      * of a bad file either way (accepted there before 2026-12-05) */
-    int64_t batch_here = 0;
-    if ((rc = xe_json_batch(path, root, "\"batch\"", batch ? batch : &batch_here, err))) {
+    if ((rc = xe_json_batch(path, root, "\"batch\"", &r->batch, err))) {
         json_decref(root);
         return rc;
     }
@@ -165,8 +211,18 @@ int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe
     /* likewise sections that set nothing ({"compute": {}}) */
     if (!rc && (comp ? json_object_size(comp) : 0) + (cp ? json_object_size(cp) : 0) == 0)
         rc = xe_err_set(err, XE_EPARSE, "%s: not a costs file: its \"compute\" and \"copy\" set no cost", path);
-    if (!rc && comp) rc = read_compute(path, comp, in, &idx, scale, cost, err);
-    if (!rc && cp) rc = read_copy(path, cp, in, &idx, scale, copy, err);
+    int64_t known = 0;
+    if (!rc && comp) rc = read_compute(path, comp, in, &idx, scale, cost, r, &known, err);
+    if (!rc && cp) rc = read_copy(path, cp, in, &idx, scale, copy, r, &known, err);
+    /* skipping is for a file of more devices than the instance's, not for one of none of
+     * them (another machine's file, or every name misspelt) */
+    if (!rc && !known && r->nskipped) {
+        char devs[XE_MAX_DEV * 34] = "";
+        for (int d = 0; d < in->ndev; d++)
+            snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s", d ? ", " : "", in->dev[d].name);
+        rc = xe_err_set(err, XE_EINVAL, "%s: names none of the devices planned for (%s), only %s", path, devs,
+                        r->skipped);
+    }
     if (!rc) {
         memcpy(in->cost, cost, sizeof *cost * nc);
         memcpy(in->copy, copy, sizeof *copy * ncp);

@@ -200,5 +200,23 @@ python3 -c 'import json,sys; n=50000; json.dump({"format": "xengine-graph", "ver
 expect chain-infeasible-hint 3 "chain50000.json: budget 100 B on gpu is infeasible.*smallest budget that admits any schedule is 200 B" -- solve "$tmp/chain50000.json" --devices gpu --budget 50% --time-limit 2 -o "$tmp/out.json"
 rm -f "$tmp/chain50000.json"
 
+# a costs file of gpu and cpu read for the GPU alone: the GPU's entries are used (conv1
+# 2 ms, loss 0.5 ms for the graph's 2.5 and 1: 9.75 ms becomes 8.75 ms), the CPU's skipped
+# with one warning line; a file of no planned device stays an error (the corpus above)
+"$xe" solve tests/data/tiny_graph.json --devices gpu --costs tests/data/tiny_costs.json --json -o "$tmp/subset.json" \
+  >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+obj=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["objective_s"])' "$tmp/stdout" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ "$(grep -c . "$tmp/stderr")" -eq 1 ] && [ "$obj" = "0.00875" ] &&
+  grep -q "warning: tests/data/tiny_costs.json: the costs for device cpu skipped: not among the devices of --devices gpu" "$tmp/stderr"; then
+  passes=$((passes + 1))
+  echo "ok   costs-device-subset: objective $obj s; $(cat "$tmp/stderr")"
+else
+  fails=$((fails + 1))
+  echo "FAIL costs-device-subset: exit $rc, objective '$obj' (want 0.00875):"
+  sed 's/^/     /' "$tmp/stderr"
+fi
+rm -f "$tmp/subset.json"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

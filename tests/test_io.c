@@ -696,6 +696,20 @@ static void test_costs_device_subset(void **state)
     xe_instance_free(in);
 }
 
+/* A message prefixed with itself, as callers do ("context: %s", err.msg): before
+ * 2026-12-05 vsnprintf wrote into the buffer it read, and the text came out doubled
+ * and cut (a new user's CBC failure at 10^11-byte sizes). */
+static void test_err_prefix_own_message(void **state)
+{
+    (void)state;
+    xe_err err = {{0}};
+    xe_err_set(&err, XE_EINVAL, "t %d", 700);
+    assert_int_equal(xe_err_set(&err, XE_ESOLVER, "CBC's solution fails the stage check: %s", err.msg), XE_ESOLVER);
+    assert_string_equal(err.msg, "CBC's solution fails the stage check: t 700");
+    xe_err_set(&err, XE_EINVAL, "%s", "line\nbreak");
+    assert_null(strchr(err.msg, '\n'));
+}
+
 /* ---- schedules ---------------------------------------------------------------------- */
 
 static void fill_schedule(xe_schedule *s)
@@ -901,6 +915,7 @@ int main(void)
         cmocka_unit_test(test_costs_partial_ms),
         cmocka_unit_test(test_costs_unknown_names),
         cmocka_unit_test(test_costs_device_subset),
+        cmocka_unit_test(test_err_prefix_own_message),
         cmocka_unit_test(test_schedule_round_trip),
         cmocka_unit_test(test_schedule_unknown_device),
         cmocka_unit_test(test_schedule_name_mismatch),

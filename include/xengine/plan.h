@@ -280,7 +280,8 @@ typedef struct xe_plan_result {
     xe_plan_row rows[XE_PLAN_MAX_ROWS];
     char descent_status[64]; /* the descent row's status when it gives the overflow left */
     char lp_status[160];     /* the lp-bound row's status */
-    char milp_error[512]; /* CBC's message after a failure (rows[k].error points here) */
+    char milp_error[512]; /* CBC's message after a failure (rows[k].error points here), also
+                             where no schedule was in hand ("" when none failed) */
 } xe_plan_result;
 
 /* Defaults above. */
@@ -298,10 +299,10 @@ int xe_plan_memory_check(const xe_instance *in, size_t memory_bytes, xe_err *err
  * xe_plan_result_clear, also after an error). Returns XE_OK whenever the strategy ran,
  * with or without a schedule (check res->sol.R, res->infeasible); a MILP failure
  * (XE_ESOLVER) or a MILP infeasibility claim while a schedule is in hand is not an error:
- * the schedule is kept (res->milp_crashed, res->milp_refuted). Errors: XE_EINVAL (bad
+ * the schedule is kept (res->milp_crashed, res->milp_refuted); a MILP failure with none in
+ * hand ends the plan without a schedule (res->milp_error says why). Errors: XE_EINVAL (bad
  * options), XE_ENOMEM; a portfolio failure other than finding nothing ("heuristic
- * failed: ..."), and LNS or MILP errors with their own messages (XE_ESOLVER when CBC fails
- * and no schedule is in hand). */
+ * failed: ..."), and LNS or MILP errors with their own messages. */
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err);
 
 /* The name of res's schedule for people: res->name, followed by ", low-peak order" when

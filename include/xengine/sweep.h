@@ -119,8 +119,8 @@ void xe_sweep_opts_default(const xe_instance *in, xe_sweep_opts *o);
 /* Plans in (its budgets as they are) with every method; cell[XE_SWEEP_NMETHODS] is
  * filled. Every schedule reported was replayed by xe_sim_run, and its total_time is the
  * cost. Returns XE_OK (infeasible methods are cells, not errors); XE_EINVAL for bad
- * options; XE_ENOMEM; XE_ESOLVER when CBC fails and no schedule was found otherwise;
- * XE_EINTERNAL when a schedule fails the simulator (a bug). */
+ * options; XE_ENOMEM (a CBC failure with no schedule found otherwise is a cell without
+ * one, XE_SWEEP_NONE); XE_EINTERNAL when a schedule fails the simulator (a bug). */
 int xe_sweep_point(const xe_instance *in, const xe_sweep_opts *o, xe_sweep_cell cell[XE_SWEEP_NMETHODS],
                    xe_err *err);
 

@@ -207,8 +207,17 @@ static double hint_s(const xe_plan_opts *po, double t_start)
     return interrupted ? least : fmax(least, po->time_limit - (xe_now() - t_start));
 }
 
-/* b as a percentage of the no-recomputation peak (0 when the peak is 0). */
-static double pct(int64_t b, int64_t peak) { return peak > 0 ? 100.0 * (double)b / (double)peak : 0.0; }
+/* b as a percentage of the no-recomputation peak for a "%.1f%%" that gives at least b
+ * bytes when typed back as --budget (floor(NN / 100 * peak), xe_instance_from_recipe):
+ * rounded up to a tenth, so the smallest budget's "83.3%" of a 6-byte peak (5 B) is
+ * "83.4%" (83.3% gives 4 B; a new user's find, 2026-12-05). 0 when the peak is 0. */
+static double pct(int64_t b, int64_t peak)
+{
+    if (peak <= 0) return 0.0;
+    double k = ceil(1000.0 * (double)b / (double)peak - 1e-9);
+    for (int i = 0; i < 3 && floor(k / 10.0 / 100.0 * (double)peak) < (double)b; i++) k += 1;
+    return k / 10.0;
+}
 
 /* The budgets the tool can vouch for, appended to buf: "; every schedule needs at least
  * L WHERE" (WHERE: "there" or "on DEV") and, when the portfolio finds a schedule at
@@ -687,12 +696,17 @@ int xe_cli_solve(int argc, char **argv)
             for (int k = 0; k < pr.nrows; k++)
                 if (!strcmp(pr.rows[k].method, "descent") && !strncmp(pr.rows[k].status, "still ", 6)) desc = pr.rows[k].status;
             char when[64];
-            if (interrupted) snprintf(when, sizeof when, "before the interrupt (stopped after %.1f s)", xe_now() - t_start);
-            else snprintf(when, sizeof when, "within the time limit of %g s", po.time_limit);
-            fprintf(stderr, "xengine: error: %s: no schedule found %s (the heuristic portfolio %s%s%s); raise "
-                            "--time-limit or the budget%s\n",
+            if (interrupted) snprintf(when, sizeof when, " before the interrupt (stopped after %.1f s)", xe_now() - t_start);
+            else if (pr.milp_error[0]) when[0] = '\0'; /* not the limit's doing */
+            else snprintf(when, sizeof when, " within the time limit of %g s", po.time_limit);
+            /* a MILP that failed (numerical trouble, a crash) names its failure: the
+             * time limit was not what stopped it */
+            const char *failed = pr.milp_error[0] ? "; the MILP gave no usable answer: " : "";
+            fprintf(stderr, "xengine: error: %s: no schedule found%s (the heuristic portfolio %s%s%s%s%s); "
+                            "raise %sthe budget%s\n",
                     io.graph, when, pr.heur_interrupted ? "was interrupted before it found one" : "found none either",
-                    desc ? "; budget descent ended " : "", desc ? desc + 6 : "",
+                    desc ? "; budget descent ended " : "", desc ? desc + 6 : "", failed,
+                    pr.milp_error[0] ? pr.milp_error : "", pr.milp_error[0] ? "" : "--time-limit or ",
                     budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "

@@ -54,10 +54,15 @@ static void escape_controls(char *msg, size_t cap)
 int xe_err_set(xe_err *err, int code, const char *fmt, ...)
 {
     if (err) {
+        /* formatted aside first: callers prefix the message in hand ("...: %s", err->msg),
+         * and vsnprintf into the buffer it reads is undefined (it doubled the prefix and
+         * cut the reason: "...: CBC's solution fails ...: t 700000000002") */
+        char buf[sizeof err->msg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
+        memcpy(err->msg, buf, sizeof buf);
         escape_controls(err->msg, sizeof err->msg);
     }
     return code;

@@ -2,6 +2,7 @@
  * plan_int.h; xe_bound_search, docs/lns.md "Bounds"). */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -18,6 +19,7 @@ static void *bound_main(void *arg)
     b->bound = xe_bsearch_run(b->search, b->deadline, &b->stop, &b->st); /* allocates nothing */
     pthread_mutex_lock(&b->lock);
     b->done = 1;
+    pthread_cond_signal(&b->cond); /* xe_plan_bound_start may wait for it */
     pthread_mutex_unlock(&b->lock);
     return NULL;
 }
@@ -45,6 +47,18 @@ void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_
     if (b->running) { /* started before the caller forks anything */
         pthread_mutex_lock(&b->lock);
         while (!b->started) pthread_cond_wait(&b->cond, &b->lock);
+        /* and given XE_PLAN_BOUND_WAIT_S to end: a small instance's search ends in
+         * microseconds, and without the wait whether the phases saw its bound was a
+         * race (a new user's 4-node graph: an lns row "bound reached" on some runs,
+         * none on others) */
+        struct timespec until;
+        if (clock_gettime(CLOCK_REALTIME, &until) == 0) {
+            long ns = until.tv_nsec + (long)(XE_PLAN_BOUND_WAIT_S * 1e9);
+            until.tv_sec += ns / 1000000000L;
+            until.tv_nsec = ns % 1000000000L;
+            while (!b->done && pthread_cond_timedwait(&b->cond, &b->lock, &until) == 0) {
+            }
+        }
         pthread_mutex_unlock(&b->lock);
         return;
     }

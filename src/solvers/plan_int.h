@@ -133,6 +133,7 @@ int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, 
  * the CPU to see the flag on a busy machine: `test_plan` overran its 0.15-s slack.) */
 #define XE_PLAN_BOUND_SEARCH_BYTES ((size_t)4 << 30) /* its states at most: the default is a quarter
                                                         of the physical memory, at most this */
+#define XE_PLAN_BOUND_WAIT_S 0.02 /* seconds xe_plan_bound_start waits for the search to end */
 typedef struct xe_plan_bound {
     xe_bsearch *search;         /* allocated by the calling thread (xe_bsearch_new) */
     pthread_t thread;
@@ -147,9 +148,10 @@ typedef struct xe_plan_bound {
     int done;                   /* the thread has returned (under lock) */
     int path_asked;             /* xe_plan_bound_order has looked at its path */
 } xe_plan_bound;
-/* Starts the thread where it applies (b->running = 1); b must stay in place until
- * xe_plan_bound_finish. Not started (no row, no bound) when it does not apply or
- * pthread_create fails. */
+/* Starts the thread where it applies (b->running = 1) and waits until it has ended or
+ * XE_PLAN_BOUND_WAIT_S has passed, so that a search that ends at once (small instances)
+ * is seen by every phase on every run; b must stay in place until xe_plan_bound_finish.
+ * Not started (no row, no bound) when it does not apply or pthread_create fails. */
 void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start);
 /* Stops and joins the thread, emits row "search-bound" (status in
  * res->bound_search_status) and returns its bound in seconds (a bound on every

@@ -47,14 +47,19 @@ int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_res
     *t0 = t_m0 - t_start;
     int rc = xe_milp_solve(in, &mo, mr, &e2);
     xe_plan_row r = {.method = method, .time = xe_now() - t_m0}; /* wall time, also when CBC gave no answer */
-    if (rc == XE_ESOLVER && start) { /* e.g. CBC crashed when its time limit stopped it */
+    if (rc == XE_ESOLVER) {
+        /* e.g. CBC crashed when its time limit stopped it, or its answer fails the stage
+         * check (numerical trouble at budgets of 10^11 bytes and more, where its
+         * tolerances cannot resolve single bytes): the schedule in hand is kept; without
+         * one, the plan ends with none, and the caller names the failure (milp_error).
+         * Before 2026-12-05 the latter was an error of the whole plan (exit 5). */
         snprintf(res->milp_error, sizeof res->milp_error, "%s", e2.msg);
         no_answer(mr);
-        r.status = "no answer (solver process ended)";
-        r.crashed = 1;
-        r.kept = res->name;
+        r.status = start ? "no answer (solver process ended)" : "no usable answer (solver failure)";
+        r.crashed = start != NULL;
+        r.kept = start ? res->name : NULL;
         r.error = res->milp_error;
-        res->milp_crashed = 1;
+        res->milp_crashed = start != NULL;
         rc = XE_OK;
     }
     if (rc == XE_OK && mr->status == XE_MILP_INFEASIBLE && start) {

@@ -200,6 +200,19 @@ python3 -c 'import json,sys; n=50000; json.dump({"format": "xengine-graph", "ver
 expect chain-infeasible-hint 3 "chain50000.json: budget 100 B on gpu is infeasible.*smallest budget that admits any schedule is 200 B" -- solve "$tmp/chain50000.json" --devices gpu --budget 50% --time-limit 2 -o "$tmp/out.json"
 rm -f "$tmp/chain50000.json"
 
+# sizes of 10^11 bytes whose schedule needs the budget to the byte (a new user's find,
+# 2026-12-05): CBC's answer overflows it by 4 B, which the stage check catches; that was
+# exit 5 with the message doubled and cut, now no schedule found (exit 4) naming why
+expect cbc-numerical 4 "cbc_numerical_graph.json: no schedule found (the heuristic portfolio found none either; budget descent ended .*; the MILP gave no usable answer: CBC's solution fails the stage check (numerical trouble): stage [0-9]* step [0-9]*: [0-9]* bytes on gpu exceed its budget 700000000002); raise the budget" -- solve tests/data/cbc_numerical_graph.json --devices tests/data/cbc_numerical_devices.json --time-limit 4 -o "$tmp/out.json"
+
+# the smallest budget's percentage, typed back, must give at least its bytes: a 6-byte
+# peak needing 5 B printed 83.3%, which is floor(0.833 * 6) = 4 B (a new user's find,
+# 2026-12-05); rounded up it is 83.4%, which solves
+printf '{"format":"xengine-graph","name":"t4","nodes":[{"name":"a","mem":2,"cost":1},{"name":"b","mem":3,"cost":2},{"name":"c","mem":1,"cost":1},{"name":"d","mem":2,"cost":1}],"edges":[[0,1],[1,2],[0,3],[2,3]]}' >"$tmp/t4.json"
+expect min-budget-pct-up 3 "smallest budget that admits any schedule is 5 B (83.4% of the no-recomputation peak" -- solve "$tmp/t4.json" --devices gpu --budget 80% -o "$tmp/out.json"
+check min-budget-pct-typed-back "$xe" solve "$tmp/t4.json" --devices gpu --budget 83.4% -q -o "$tmp/t4s.json"
+rm -f "$tmp/t4s.json"
+
 # a costs file of gpu and cpu read for the GPU alone: the GPU's entries are used (conv1
 # 2 ms, loss 0.5 ms for the graph's 2.5 and 1: 9.75 ms becomes 8.75 ms), the CPU's skipped
 # with one warning line; a file of no planned device stays an error (the corpus above)

@@ -118,6 +118,11 @@ int xe_cli_export_graph(int argc, char **argv)
         fprintf(stderr, "xengine: error: need GRAPH and -o GRAPH.json (try --help)\n");
         return XE_EXIT_USAGE;
     }
+    if (io.budget) { /* accepted and ignored before 2026-12-05 */
+        fprintf(stderr, "xengine: error: --budget does not apply: export-graph writes a graph and costs, no "
+                        "budgets (give it to solve)\n");
+        return XE_EXIT_USAGE;
+    }
     int code = xe_cli_check_output_inst(out, &io);
     if (!code && costs_out) code = xe_cli_check_output_inst(costs_out, &io);
     if (!code) code = xe_cli_check_outputs_differ(out, "-o", costs_out, "--costs-out");

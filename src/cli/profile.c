@@ -89,6 +89,11 @@ int xe_cli_profile(int argc, char **argv)
         fprintf(stderr, "xengine: error: --costs does not apply (the profiler measures the costs)\n");
         return XE_EXIT_USAGE;
     }
+    if (io.budget) { /* accepted and ignored before 2026-12-05 */
+        fprintf(stderr, "xengine: error: --budget does not apply (the profiler times each operator alone; budgets "
+                        "are for solve and run)\n");
+        return XE_EXIT_USAGE;
+    }
     int code = xe_cli_check_model(io.graph, "profile");
     if (!code && threads) code = xe_cli_check_threads(threads);
     if (!code) code = xe_cli_check_output_inst(out, &io);

@@ -650,7 +650,7 @@ static int sweep_max_batch(opts *o)
  * code. */
 static int sweep_parse(int argc, char **argv, opts *op)
 {
-    int verbose = 0, quiet = 0, limit_given = 0;
+    int verbose = 0, quiet = 0, limit_given = 0, range_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = xe_cli_inst_arg(argc, argv, &i, &op->io);
@@ -687,6 +687,7 @@ static int sweep_parse(int argc, char **argv, opts *op)
                     return XE_EXIT_USAGE;
                 }
                 *(a[2] == 'f' ? &op->from : a[2] == 's' ? &op->step : &op->to) = x;
+                range_given = 1;
             } else {
                 double x = 0;
                 int whole = !strcmp(a, "--threads") || !strcmp(a, "--batch-limit");
@@ -715,6 +716,11 @@ static int sweep_parse(int argc, char **argv, opts *op)
     }
     if (limit_given && !op->max_batch) { /* accepted silently before 2026-12-05 */
         fprintf(stderr, "xengine: error: --batch-limit applies to --max-batch (the largest batch tried there)\n");
+        return XE_EXIT_USAGE;
+    }
+    if (range_given && op->max_batch) { /* ignored without a word before 2026-12-05 */
+        fprintf(stderr, "xengine: error: --from/--to/--step set the budget sweep's points; --max-batch uses one "
+                        "budget (--budget)\n");
         return XE_EXIT_USAGE;
     }
     if (op->io.budget && !op->max_batch) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* xe_io_read_all and xe_io_read_text: kind NULL reads bytes, else text, refused at its
  * first NUL byte as soon as it is read (/dev/zero: at once, not after filling memory). */
@@ -19,6 +20,15 @@ static int read_file(const char *path, const char *kind, char **data, size_t *le
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return xe_err_set(err, XE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* a regular file's size is known: one too large is refused before it is read (a
+     * sparse 3 GB file took 14.6 s and 2.1 GB of memory to be refused before
+     * 2026-12-05); pipes and devices are still read to the limit */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)XE_IO_MAX_FILE_BYTES) {
+        fclose(f);
+        return xe_err_set(err, XE_EINVAL, "%s: larger than %lld bytes (2 GiB), more than any file xengine reads", path,
+                          (long long)XE_IO_MAX_FILE_BYTES);
+    }
     size_t cap = 1 << 14, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

@@ -213,6 +213,11 @@ expect min-budget-pct-up 3 "smallest budget that admits any schedule is 5 B (83.
 check min-budget-pct-typed-back "$xe" solve "$tmp/t4.json" --devices gpu --budget 83.4% -q -o "$tmp/t4s.json"
 rm -f "$tmp/t4s.json"
 
+# options a command would ignore are refused (accepted without a word before 2026-12-05)
+expect export-budget 1 "\-\-budget does not apply: export-graph writes a graph and costs, no budgets" -- export-graph tests/data/onnx/resnet18.onnx --budget 1B -o "$tmp/out.json"
+expect profile-budget 1 "\-\-budget does not apply (the profiler times each operator alone" -- profile tests/data/onnx/resnet18.onnx --budget 1B -o "$tmp/out.json"
+expect sweep-range-max-batch 1 "\-\-from/--to/--step set the budget sweep's points; --max-batch uses one budget" -- sweep tests/data/onnx/resnet18.onnx --max-batch --from 50% --time-limit 0.2 --csv "$tmp/out.json"
+
 # a costs file of gpu and cpu read for the GPU alone: the GPU's entries are used (conv1
 # 2 ms, loss 0.5 ms for the graph's 2.5 and 1: 9.75 ms becomes 8.75 ms), the CPU's skipped
 # with one warning line; a file of no planned device stays an error (the corpus above)

@@ -83,6 +83,7 @@ typedef struct xe_costs_read {
      * file profiled for gpu+cpu read for the GPU alone); they are reported below */
     int skip_unknown_devices;
     int64_t batch;     /* out: the batch the file states, 0 when absent or null */
+    int64_t ncompute[XE_MAX_DEV]; /* out: compute entries read per device of the instance */
     int nskipped;      /* out: distinct device names skipped */
     char skipped[128]; /* out: those names, ", "-separated ("" when none; cut when long) */
 } xe_costs_read;

@@ -343,6 +343,18 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
     if (cr.nskipped)
         fprintf(stderr, "xengine: warning: %s: the costs for device%s %s skipped: not among the devices of --devices %s\n", o->costs,
                 cr.nskipped > 1 ? "s" : "", cr.skipped, dev);
+    /* a model's file that times some devices and not others leaves those on the
+     * estimates, which the planner then compares with measurements: say so (silent
+     * before 2026-12-05: a profile of cpu1 read for cpu1+cpu2 put every node on cpu2's
+     * roofline estimate, about 20x below cpu1's measured times) */
+    for (int d = 0; o->costs && onnx && d < (*out)->ndev; d++) {
+        int timed = 0;
+        for (int e = 0; e < (*out)->ndev; e++) timed += cr.ncompute[e] > 0;
+        if (timed && !cr.ncompute[d])
+            fprintf(stderr, "xengine: warning: %s: no compute cost for device %s; its costs are the roofline "
+                            "model's estimates, beside the file's for the other device%s\n",
+                    o->costs, (*out)->dev[d].name, (*out)->ndev > 2 ? "s" : "");
+    }
     if (o->costs && onnx) { /* costs measured at another batch are used as they are: say so */
         int64_t mb = xe_cli_net_batch(net), cb = cr.batch;
         if (cb > 0 && mb > 0 && cb != mb)

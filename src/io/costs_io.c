@@ -77,6 +77,7 @@ static int read_compute(const char *path, const json_t *comp, const xe_instance 
                 continue;
             }
             ++*known;
+            if (r) r->ncompute[d]++;
             double c;
             if (json_is_null(val)) {
                 c = XE_NO_COST;
@@ -168,6 +169,7 @@ int xe_io_read_costs_batch(const char *path, xe_instance *in, int64_t *batch, xe
 int xe_io_read_costs_ex(const char *path, xe_instance *in, xe_costs_read *r, xe_err *err)
 {
     r->batch = 0;
+    memset(r->ncompute, 0, sizeof r->ncompute);
     r->nskipped = 0;
     r->skipped[0] = '\0';
     json_t *root;

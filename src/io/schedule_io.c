@@ -264,16 +264,18 @@ static int check_devices(const char *path, const json_t *root, const xe_instance
             return xe_err_set(err, XE_EINVAL, "%s: %s ('%s'): kind %s%s%s, but the device '%s' is a %s", path, what,
                               name, json_is_string(kd) ? "'" : "", json_is_string(kd) ? json_string_value(kd) : "of the wrong type",
                               json_is_string(kd) ? "'" : "", name, kind_name(in->dev[d].kind));
-        /* the executor's pools use the stated budget: it must be a byte count */
+        /* the executor's pools use the stated budget: it must be a byte count, at least
+         * 1 as every device's (0 was taken as "none" by run, without a word, before
+         * 2026-12-05) */
         const json_t *b = json_object_get(json_array_get(devs, k), "budget");
         int64_t v;
-        if (b && !json_is_null(b) && xe_json_as_int(b, 0, INT64_MAX, &v) != 0) {
+        if (b && !json_is_null(b) && xe_json_as_int(b, 1, INT64_MAX, &v) != 0) {
             char text[64];
             if (json_is_string(b)) snprintf(text, sizeof text, "\"%.40s\"", json_string_value(b));
             else if (json_is_number(b)) snprintf(text, sizeof text, "%g", json_number_value(b));
             else snprintf(text, sizeof text, "of the wrong type");
             return xe_err_set(err, json_is_number(b) ? XE_EINVAL : XE_EPARSE,
-                              "%s: %s ('%s'): budget %s is not a whole number of bytes >= 0", path, what, name,
+                              "%s: %s ('%s'): budget %s is not a whole number of bytes >= 1", path, what, name,
                               text);
         }
     }
@@ -291,7 +293,7 @@ static void fill_claims(const json_t *root, const xe_instance *in, xe_schedule_c
         const json_t *o = json_array_get(devs, k);
         const json_t *b = json_object_get(o, "budget");
         int64_t v;
-        if (b && xe_json_as_int(b, 0, INT64_MAX, &v) == 0)
+        if (b && xe_json_as_int(b, 1, INT64_MAX, &v) == 0)
             c->budget[find_dev(in, json_string_value(json_object_get(o, "name")))] = v;
     }
     const json_t *gname = json_object_get(root, "graph");

@@ -37,6 +37,13 @@ check "costs at another batch: a warning" \
 
 "$xe" solve "$model" --devices "$devs" --costs "$tmp/costs.json" --budget 60% -q -o "$tmp/plan.json" >"$tmp/solve.out" 2>&1
 check "solve reads the profiled costs" test $? -eq 0
+# the same costs with cpu1's times only (a profile of cpu1 alone), read for cpu1+cpu2:
+# cpu2 stays on the roofline estimates, and a warning says so (silent before 2026-12-05)
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["compute"]={k:{"cpu1":v["cpu1"]} for k,v in c["compute"].items()}; del c["copy"]; json.dump(c,open(sys.argv[2],"w"))' "$tmp/costs.json" "$tmp/cpu1only.json"
+"$xe" solve "$model" --devices "$devs" --costs "$tmp/cpu1only.json" --heuristic-only -q -o "$tmp/p1.json" >/dev/null 2>"$tmp/p1.err"
+check "costs for cpu1 only: exit 0" test $? -eq 0
+check "costs for cpu1 only: one warning naming cpu2" \
+  test "$(cat "$tmp/p1.err")" = "xengine: warning: $tmp/cpu1only.json: no compute cost for device cpu2; its costs are the roofline model's estimates, beside the file's for the other device"
 "$xe" simulate "$model" "$tmp/plan.json" --devices "$devs" --costs "$tmp/costs.json" --budget 60% >"$tmp/sim.out" 2>&1
 check "simulate accepts the plan" test $? -eq 0
 
@@ -95,8 +102,9 @@ check "run --budget 1B exits 3" test $? -eq 3
 check "run --budget 1B: the pool's budget is 1 B" grep -q 'device cpu1: allocating .* over the budget of 1 B' "$tmp/b1.err"
 check "run --budget 1B: note on the file's budget" grep -q '^note: the file states a budget of [0-9]* B for cpu1; the pool uses 1 B (--budget)' "$tmp/b1.out"
 
-# budgets the schedule file states must be byte counts: refused, exit 2, one line
-for bad in -5 '"abc"' 1e300 2.5; do
+# budgets the schedule file states must be byte counts of at least 1 (0 was taken as
+# "none" before 2026-12-05): refused, exit 2, one line
+for bad in 0 -5 '"abc"' 1e300 2.5; do
   shown=${bad//\"/}
   [ "$bad" = 1e300 ] && shown=1e+300
   sed "0,/\"budget\": [0-9]*/s//\"budget\": $bad/" "$tmp/plan.json" >"$tmp/badbudget.json"

@@ -104,6 +104,11 @@ int xe_cli_profile(int argc, char **argv)
     xe_err err = {{0}};
     int rc = xe_profile_run(m.net, &m.map, m.inst, &po, &err);
     code = xe_cli_exit_code(rc);
+    if (rc && strncmp(err.msg, io.graph, strlen(io.graph)) != 0) { /* the profiler's errors name the net, not the file */
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        xe_err_set(&err, rc, "%s: %s", io.graph, msg);
+    }
     if (!rc && (rc = xe_io_write_costs(out, m.inst, xe_cli_net_batch(m.net), &err))) code = xe_cli_write_exit_code(rc);
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model.h"
 #include "xengine/io.h"
@@ -71,17 +72,45 @@ static double grad_diff(const xe_net *net, const xe_exec_data *a, const xe_exec_
 /* The simulator's verdict on s with every budget lifted (bytes: INT64_MAX / 4), so that
  * only the event rules count (inputs resident, every node computed, ...): XE_OK, or
  * XE_EINVAL with err set. Over-budget schedules are left to the pools (exit 3). */
-static int check_events(xe_instance *in, const xe_schedule *s, xe_err *err)
+static int check_events(xe_instance *in, const xe_schedule *s, xe_sim_result *r, xe_err *err)
 {
     int64_t saved[XE_MAX_DEV];
     for (int d = 0; d < in->ndev; d++) {
         saved[d] = in->dev[d].budget;
         in->dev[d].budget = INT64_MAX / 4;
     }
-    xe_sim_result r;
-    int rc = xe_sim_run(in, s, &r, err);
+    int rc = xe_sim_run(in, s, r, err);
     for (int d = 0; d < in->ndev; d++) in->dev[d].budget = saved[d];
     return rc;
+}
+
+/* The memory guard: the bytes a run holds at once, at most (the parameters, their
+ * gradients, the data input and labels of xe_exec_data, twice with the reference run of
+ * --check-grads, which adds its keep-everything peak; and on every device the schedule's
+ * own peak, r's, or the budget where that is less, since the pool refuses more) against 90% of
+ * this machine's physical memory. XE_OK, or XE_ENOMEM with err naming the sizes (before
+ * 2026-12-05 a run at --batch 1000000 filled 3-6 GB for its data before the pool refused
+ * it, or ran on while memory lasted). */
+static int memory_guard(const xe_net *net, const xe_instance *in, const xe_sim_result *r, int check, xe_err *err)
+{
+    double data = 0, peaks = 0;
+    for (int t = 0; t < net->nt; t++) {
+        double b = (double)xe_tensor_bytes(&net->t[t]);
+        if (net->t[t].role == XE_T_PARAM) data += 2 * b;
+        else if (net->t[t].role == XE_T_INPUT || net->t[t].role == XE_T_LABEL) data += b;
+    }
+    for (int d = 0; d < in->ndev; d++) /* a pool refuses to hold more than its budget */
+        peaks += (double)(r->dev[d].peak < in->dev[d].budget ? r->dev[d].peak : in->dev[d].budget);
+    double need = (check ? 2 : 1) * data + peaks + (check ? (double)xe_instance_norecompute_peak(in->g) : 0);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (phys <= 0 || need <= 0.9 * phys) return XE_OK;
+    char b1[32], b2[32], b3[32], b4[32];
+    return xe_err_set(err, XE_ENOMEM, "running it needs about %s (parameters, gradients and data: %s; the schedule's "
+                      "peaks within the budgets: %s%s), more than 90%% of this machine's memory, %s",
+                      xe_io_bytes((int64_t)need, b1, sizeof b1), xe_io_bytes((int64_t)((check ? 2 : 1) * data), b2, sizeof b2),
+                      xe_io_bytes((int64_t)peaks, b3, sizeof b3), check ? "; and the --check-grads reference run's" : "",
+                      xe_io_bytes((int64_t)phys, b4, sizeof b4));
 }
 
 static void print_result(const xe_instance *in, const xe_exec_result *r)
@@ -165,7 +194,8 @@ int xe_cli_run(int argc, char **argv)
     if (rc) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
     xe_cli_batch_note(&io, taken, stated);
-    if ((rc = check_events(m.inst, &s, &err))) {
+    xe_sim_result sr;
+    if ((rc = check_events(m.inst, &s, &sr, &err))) {
         fprintf(stderr, "xengine: error: %s: invalid schedule: %s\n", path, err.msg);
         goto fail_printed;
     }
@@ -182,6 +212,10 @@ int xe_cli_run(int argc, char **argv)
                    "overrides the first device's)\n",
                    m.inst->dev[d].name, (long long)claims.budget[d], (long long)m.inst->dev[d].budget);
         m.inst->dev[d].budget = claims.budget[d];
+    }
+    if ((rc = memory_guard(m.net, m.inst, &sr, check, &err))) {
+        fprintf(stderr, "xengine: error: %s: %s\n", path, err.msg);
+        goto fail_printed;
     }
     xe_exec_opts o;
     xe_exec_opts_default(&o);

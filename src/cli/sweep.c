@@ -485,15 +485,18 @@ static int build_batch(void *vctx, int64_t b, xe_instance **out, xe_err *err)
     xe_train_map map = {0};
     *out = NULL;
     int rc = xe_onnx_read(c->path, b, &net, err);
-    if (rc == XE_OK && (rc = xe_net_training_graph(net, &g, &map, err))) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        xe_err_set(err, rc, "%s: batch %lld: %s", c->path, (long long)b, msg);
-    }
+    if (rc == XE_OK) rc = xe_net_training_graph(net, &g, &map, err);
     if (rc == XE_OK && (rc = xe_cost_instance(net, g, &map, &c->r, out, err)) == XE_OK) g = NULL;
     if (rc == XE_OK && (rc = xe_instance_validate(*out, err))) {
         xe_instance_free(*out);
         *out = NULL;
+    }
+    if (rc) { /* "batch B: why", the model's path once (its reader's messages start with it) */
+        size_t k = strlen(c->path);
+        const char *why = !strncmp(err->msg, c->path, k) && !strncmp(err->msg + k, ": ", 2) ? err->msg + k + 2 : err->msg;
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", why);
+        xe_err_set(err, rc, "batch %lld: %s", (long long)b, msg);
     }
     xe_graph_free(g);
     xe_train_map_clear(&map);
@@ -549,6 +552,16 @@ static int sweep_max_batch(opts *o)
         ctx.r.budget_bytes[d] = in->dev[d].budget;
         ctx.r.budget_frac[d] = 0;
     }
+    /* the search starts at batch 1: a model that does not build there (a batch fixed in
+     * a Reshape) is refused before the table's header (after it, naming the method and
+     * the path twice but not the batch, before 2026-12-05) */
+    xe_instance *one = NULL;
+    if ((rc = build_batch(&ctx, 1, &one, &err))) {
+        fprintf(stderr, "xengine: error: %s: %s (--max-batch grows the batch from 1)\n", o->io.graph, err.msg);
+        xe_instance_free(in);
+        return xe_cli_exit_code(rc);
+    }
+    xe_instance_free(one);
     char b1[32], b2[32], peak_col[24];
     snprintf(peak_col, sizeof peak_col, "%.18s_peak", in->dev[so.swept].name); /* the swept device's */
     if (!o->json) {

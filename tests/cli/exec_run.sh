@@ -102,6 +102,15 @@ check "run --budget 1B exits 3" test $? -eq 3
 check "run --budget 1B: the pool's budget is 1 B" grep -q 'device cpu1: allocating .* over the budget of 1 B' "$tmp/b1.err"
 check "run --budget 1B: note on the file's budget" grep -q '^note: the file states a budget of [0-9]* B for cpu1; the pool uses 1 B (--budget)' "$tmp/b1.out"
 
+# a run that cannot fit this machine's memory is refused before anything is allocated
+# (exit 5, one line with the sizes): at batch 10^8 the data alone is 96 GiB; before
+# 2026-12-05 it filled gigabytes for its data first and ran on while memory lasted
+"$xe" run "$model" "$tmp/plan.json" --batch 100000000 --devices "$devs" --budget 100% >"$tmp/huge.out" 2>"$tmp/huge.err"
+rc=$?
+check "run beyond this machine's memory: exit 5, one line naming the sizes" \
+  test "$rc" -eq 5 -a "$(wc -l <"$tmp/huge.err")" -eq 1 -a \
+  "$(grep -c "^xengine: error: $tmp/plan.json: running it needs about .* (parameters, gradients and data: .*), more than 90% of this machine's memory" "$tmp/huge.err")" -eq 1
+
 # budgets the schedule file states must be byte counts of at least 1 (0 was taken as
 # "none" before 2026-12-05): refused, exit 2, one line
 for bad in 0 -5 '"abc"' 1e300 2.5; do

@@ -22,11 +22,17 @@ int xe_heur_greedy(const xe_instance *in, xe_stages *out, xe_err *err);
  * schedule exists matters, e.g. the budget bisections). Same returns. */
 int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *err);
 
+/* Seconds past its deadline (or past its start, when that is later) that the greedy
+ * and the portfolio may take to finish their first schedule. */
+#define XE_HEUR_GRACE_S 1.0
+
 /* xe_heur_greedy_ex that, once it holds a schedule, starts no further variant or pin
- * after deadline (xe_now() seconds; INFINITY: none). The first schedule is always
- * finished: a pass in progress is not interrupted, so on a graph of thousands of nodes
- * the call can end up to one pass (about 0.4 s at 5,000 nodes) after the deadline, or
- * later while no variant has found a schedule. Same returns. */
+ * after deadline (xe_now() seconds; INFINITY: none). Without one it goes on to at most
+ * XE_HEUR_GRACE_S past max(deadline, the call's start), ending even a pass in progress
+ * at its next 256th stage there (a pass costs about n^2: 0.4 s at 5,000 nodes, tens of
+ * seconds at 40,000). Until 2026-12-05 it had no such end: 100 s past a 5-s limit on a
+ * 40,000-node graph. Same returns (XE_EINFEASIBLE, "the time limit ended before a
+ * schedule was found", when that end stopped it empty-handed). */
 int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_err *err);
 
 /* xe_heur_greedy_within that also hands back the best schedule of the other eviction
@@ -133,7 +139,8 @@ int xe_heur_best_ex(const xe_instance *in, xe_stages *out, const char **which, i
 
 /* xe_heur_best_ex that keeps to a deadline (xe_now() seconds; INFINITY: none) once it
  * holds a schedule: the greedy as xe_heur_greedy_within, then no checkpoint-all or
- * recompute-all, and the local improvement cut to what is left (none past it). The
+ * recompute-all (without a schedule, none past the greedy's grace), and the local
+ * improvement cut to what is left (none past it). The
  * schedule it holds is returned as usual (pruned, checked). Same returns. */
 int xe_heur_best_within(const xe_instance *in, xe_stages *out, const char **which, int improve,
                         double random_seconds, double deadline, xe_err *err);

@@ -63,6 +63,8 @@ typedef struct gctx {
     double noise;          /* randomised restarts: scores times U[1, 1 + noise); 0: none */
     uint64_t rng;          /* their generator's state (xe_splitmix64) */
     const volatile sig_atomic_t *intr; /* nonzero: stop at the next pass (Ctrl-C; NULL: none) */
+    double deadline;       /* xe_now() seconds: the deterministic variants stop their restarts
+                              there (INFINITY: none) */
     int *stack;
     size_t cap_stack;
 } gctx;
@@ -536,6 +538,9 @@ static int greedy_pass(gctx *c)
     memset(c->st->S, 0, (size_t)n * c->nD);
     memset(c->st->C, 0, (size_t)n * c->nD * (size_t)D);
     for (int t = 0; t < n; t++) {
+        /* past the hard deadline, the pass fails where it is: a pass costs about n^2, tens
+         * of seconds at 40,000 nodes (every 256 stages: the clock costs 20 ns) */
+        if ((t & 255) == 255 && xe_now() > c->deadline) return t;
         /* devices in order of the estimated cost of running t there */
         xe_heur_reach_cost(in, srow(c, t), t, c->bestS);
         int order[XE_MAX_DEV], no = 0;
@@ -599,7 +604,8 @@ static int greedy_variant_pinned(gctx *c, int v, const xe_greedy_keep *pre, int 
     }
     for (*passes = 1;; ++*passes) {
         int t = greedy_pass(c);
-        if (t < 0 || *passes >= max_passes || xe_interrupted(c->intr) || !learn_keep(c, t)) return t;
+        if (t < 0 || *passes >= max_passes || xe_interrupted(c->intr) || xe_now() > c->deadline || !learn_keep(c, t))
+            return t;
     }
 }
 
@@ -731,6 +737,14 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     c.noise = noise;
     c.rng = seed;
     c.intr = intr;
+    /* the randomised runs have their own clock (XE_GREEDY_RANDOM_CLOCK); the deterministic
+     * ones may finish their first schedule past the deadline, but not beyond
+     * XE_HEUR_GRACE_S after it (or after the call's start, when it came later): a pass
+     * costs about n^2, and on a 40,000-node graph the variants ran on for 100 s past a
+     * 5-s limit (a new user's trial, 2026-12-05); on the shared graphs the whole greedy
+     * takes under 0.3 s */
+    double hard = fmax(deadline, t0) + XE_HEUR_GRACE_S;
+    c.deadline = noise > 0 ? INFINITY : hard;
     /* no schedule costs less than every node once on its cheapest device */
     double lower = 0.0;
     for (int v = 0; v < n; v++) {
@@ -757,7 +771,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
                            xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds)))
                 break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
-                   (best < INFINITY && xe_now() > deadline)) {
+                   (best < INFINITY && xe_now() > deadline) || (k > 0 && xe_now() > hard)) {
             break;
         }
         /* the randomised restarts cycle through the whole-bytes variants only (with the
@@ -815,6 +829,9 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
                             "greedy: %d randomised runs in %.2f s found no schedule within the budgets (not a "
                             "proof of infeasibility)",
                             k, xe_now() - t0);
+        else if (fail_t < 0 || xe_now() > hard)
+            rc = xe_err_set(err, XE_EINFEASIBLE, "greedy: the time limit ended before a schedule was found (%d of %d "
+                            "variants run; not a proof of infeasibility)", k, nv);
         else
             rc = xe_err_set(err, XE_EINFEASIBLE,
                             "greedy: found no schedule within the budgets: stage %d (node %s) did not fit after %d "

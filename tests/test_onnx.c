@@ -489,6 +489,109 @@ static void test_corrupted_bytes(void **state)
     assert_true(errors > 0 && oks > 0); /* both outcomes occur: a name byte changed still reads */
 }
 
+/* A copy of fixture `name` with `edit` applied to its unpacked message, packed into *len
+ * bytes (the caller frees them). */
+static unsigned char *edited_fixture(const char *name, void (*edit)(Onnx__ModelProto *, void *), void *arg,
+                                     size_t *len)
+{
+    char p[1024];
+    fixture_path(p, sizeof p, name, ".onnx");
+    size_t n;
+    unsigned char *buf = read_all(p, &n);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, buf);
+    free(buf);
+    assert_non_null(m);
+    assert_non_null(m->graph);
+    edit(m, arg);
+    *len = onnx__model_proto__get_packed_size(m);
+    unsigned char *out = malloc(*len);
+    assert_non_null(out);
+    assert_int_equal(onnx__model_proto__pack(m, out), *len);
+    edit(m, NULL); /* undo: the unpacked message owns its strings */
+    onnx__model_proto__free_unpacked(m, NULL);
+    return out;
+}
+
+/* Sets the location of the external data of initializer 0 to arg (NULL: back to the
+ * original). */
+static void set_location(Onnx__ModelProto *m, void *arg)
+{
+    static char *orig;
+    Onnx__TensorProto *t = m->graph->initializer[0];
+    for (size_t i = 0; i < t->n_external_data; i++)
+        if (strcmp(t->external_data[i]->key, "location") == 0) {
+            if (arg) {
+                orig = t->external_data[i]->value;
+                t->external_data[i]->value = arg;
+            } else {
+                t->external_data[i]->value = orig;
+            }
+        }
+}
+
+/* Initializers stored as external data (data_location EXTERNAL) are read from the file
+ * their location names, relative to the model's directory, at their offset. Before
+ * 2026-12-05 they were taken as dims only: `xengine run` trained seeded random weights,
+ * even with the data file missing (a new user's trial). */
+static void test_external_data(void **state)
+{
+    (void)state;
+    xe_net *net = read_ok("ext_mlp", 0);
+    const xe_tensor *w = &net->t[xe_net_find_tensor(net, "w")];
+    const xe_tensor *b = &net->t[xe_net_find_tensor(net, "b")];
+    const xe_tensor *sh = &net->t[xe_net_find_tensor(net, "shape")];
+    assert_non_null(w->data);
+    for (int i = 0; i < 12; i++) assert_true(w->data[i] == 0.5f * (float)i);
+    assert_non_null(b->data);
+    assert_true(b->data[0] == -1.0f && b->data[1] == 0.0f && b->data[2] == 1.0f);
+    assert_non_null(sh->idata);
+    assert_int_equal(sh->idata[0], 0);
+    assert_int_equal(sh->idata[1], -1);
+    int z = xe_net_find_tensor(net, "z");
+    assert_int_equal(net->t[z].rank, 2);
+    assert_int_equal(net->t[z].dim[1], 3);
+    xe_net_free(net);
+
+    /* the model copied without its data file, then with a short one */
+    char dir[] = "/tmp/xe_test_ext_XXXXXX", model[128], data[128], want[1400], p[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(model, sizeof model, "%s/ext_mlp.onnx", dir);
+    snprintf(data, sizeof data, "%s/ext_mlp.data", dir);
+    fixture_path(p, sizeof p, "ext_mlp", ".onnx");
+    size_t len;
+    unsigned char *buf = read_all(p, &len);
+    write_file(model, buf, len);
+    free(buf);
+    snprintf(want, sizeof want, "tensor \"w\": external data file %s cannot be opened", data);
+    expect_fail(model, 0, XE_EIO, want);
+    write_file(data, "0123456789", 10);
+    snprintf(want, sizeof want, "tensor \"w\": external data file %s is too short (bytes 0..48 wanted)", data);
+    expect_fail(model, 0, XE_EPARSE, want);
+    unlink(data);
+    unlink(model);
+    rmdir(dir);
+
+    /* a location outside the model's directory is refused, not read */
+    static char *const bad[] = {"../ext_mlp.data", "/etc/passwd", "sub/../../x.data", ".."};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        buf = edited_fixture("ext_mlp", set_location, bad[i], &len);
+        xe_err err = {{0}};
+        net = NULL;
+        assert_int_equal(xe_onnx_read_buffer(buf, len, p, 0, &net, &err), XE_EUNSUPPORTED);
+        assert_null(net);
+        snprintf(want, sizeof want, "%s: tensor \"w\": external data location \"%s\" is absolute or has a \"..\" "
+                 "component (must be under the model's directory)", p, bad[i]);
+        assert_string_equal(err.msg, want);
+        free(buf);
+    }
+    /* "sub/./" style locations that stay inside are fine: here the file is missing */
+    buf = edited_fixture("ext_mlp", set_location, "sub/ext_mlp.data", &len);
+    xe_err err = {{0}};
+    assert_int_equal(xe_onnx_read_buffer(buf, len, p, 0, &net, &err), XE_EIO);
+    assert_non_null(strstr(err.msg, "tests/data/onnx/sub/ext_mlp.data cannot be opened"));
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_unnamed_node_names),
         cmocka_unit_test(test_corrupted_bytes),
+        cmocka_unit_test(test_external_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
  *     SoftmaxCrossEntropyLoss is XE_T_LABEL; every other one is a parameter (XE_T_PARAM,
  *     no data: PyTorch's export_params=False lists parameters as graph inputs);
  *   - initializers: parameters with their float32 data (xe_tensor.data) or int64 values
- *     (xe_tensor.idata); likewise the values of Constant nodes;
+ *     (xe_tensor.idata); likewise the values of Constant nodes; data stored externally
+ *     (data_location EXTERNAL) is read from the file its "location" names, relative to
+ *     the model file's directory, at its "offset" ("length" bytes when given);
  *   - attributes of every supported operator, with ONNX's defaults when absent;
  *     Dropout's ratio / training_mode inputs and Clip's min / max inputs, which must be
  *     constants, become op attributes (ratio, clip_min, clip_max), not op inputs;
@@ -32,21 +34,23 @@
  * labels) by `batch` when batch > 0 (0 keeps the file's; a symbolic batch dimension then
  * is an error), and runs xe_net_infer_shapes. On success *out is the caller's
  * (xe_net_free); on error *out is NULL and err holds one line starting with the path:
- *   XE_EIO           the file cannot be opened or read;
+ *   XE_EIO           the file, or an external data file (named), cannot be opened or read;
  *   XE_EPARSE        not a valid protobuf (random bytes, truncated), no graph, an
- *                    attribute or tensor of the wrong type, data shorter than its dims;
+ *                    attribute or tensor of the wrong type, data shorter than its dims
+ *                    (also in an external data file);
  *   XE_EUNSUPPORTED  `PATH: node "NAME": unsupported operator "OPTYPE"`, an operator
  *                    domain other than ONNX's, an attribute value xengine does not handle
  *                    (auto_pad SAME_*, 3-D kernels, Reshape allowzero = 1, non-constant
- *                    Clip bounds), a data type other than float32 / int64 / float16;
+ *                    Clip bounds), a data type other than float32 / int64 / float16,
+ *                    an external data location that is absolute or has a ".." component;
  *   XE_EINVAL        a node input or graph output naming no tensor (dangling), no data
  *                    input, a symbolic dimension, batch < 0, inconsistent shapes (the
  *                    message of xe_net_infer_shapes after the path);
  *   XE_ENOMEM. */
 int xe_onnx_read(const char *path, int64_t batch, xe_net **out, xe_err *err);
 
-/* The same from `len` bytes in memory; `label` stands for the path in the net's name
- * and in messages. */
+/* The same from `len` bytes in memory; `label` stands for the path in the net's name,
+ * in messages, and as the directory external data locations are relative to. */
 int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64_t batch, xe_net **out,
                         xe_err *err);
 

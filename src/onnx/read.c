@@ -180,13 +180,148 @@ static int tp_get(const rd *r, const tproto_t *t, const char *what, int64_t i, d
     return XE_OK;
 }
 
+/* Bytes per element of an ONNX data type with a fixed width; 0 for others. */
+static size_t tp_elem_size(int32_t ty)
+{
+    switch (ty) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return 8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return 4;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return 2;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: return 1;
+    default: return 0;
+    }
+}
+
+static int is_external(const tproto_t *t)
+{
+    return t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* A non-negative decimal integer (external_data's offset and length); 0 when it is not one. */
+static int parse_u63(const char *s, int64_t *v)
+{
+    if (!s || !*s) return 0;
+    int64_t x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || x > (INT64_MAX - 9) / 10) return 0;
+        x = x * 10 + (*s - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+/* 1 when `loc` is a relative path with no ".." component (stays under the model's
+ * directory). */
+static int location_ok(const char *loc)
+{
+    if (!loc[0] || loc[0] == '/') return 0;
+    for (const char *p = loc; *p;) {
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 2 && p[0] == '.' && p[1] == '.') return 0;
+        p += len;
+        while (*p == '/') p++;
+    }
+    return 1;
+}
+
+/* The data of an external tensor (data_location EXTERNAL: external_data "location",
+ * "offset", "length"), read from the file `location` names relative to the model file's
+ * directory: *tmp becomes a copy of *t holding it as raw_data (little-endian, as ONNX
+ * stores it), *owned the buffer to free. A tensor stored in the model is returned as it
+ * is (*owned NULL). NULL with *rc set on error: an absolute location or one with a ".."
+ * component (XE_EUNSUPPORTED), no location or a bad offset / length (XE_EPARSE), a data
+ * file that cannot be opened (XE_EIO) or ends before the tensor's bytes (XE_EPARSE), each
+ * naming the data file. */
+static const tproto_t *tp_data(rd *r, const tproto_t *t, const char *what, tproto_t *tmp, uint8_t **owned, int *rc)
+{
+    *owned = NULL;
+    *rc = XE_OK;
+    if (!is_external(t)) return t;
+    const char *loc = NULL;
+    int64_t off = 0, len = -1;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const char *k = t->external_data[i]->key, *v = t->external_data[i]->value;
+        if (!k) continue;
+        if (strcmp(k, "location") == 0) loc = v;
+        else if ((strcmp(k, "offset") == 0 && !parse_u63(v, &off)) || (strcmp(k, "length") == 0 && !parse_u63(v, &len))) {
+            *rc = xe_err_set(r->err, XE_EPARSE, "%s: %s: external data %s \"%s\" is not a byte count", r->path, what, k,
+                             v ? v : "");
+            return NULL;
+        }
+    }
+    if (!loc || !loc[0]) {
+        *rc = xe_err_set(r->err, XE_EPARSE, "%s: %s: external data without a location", r->path, what);
+        return NULL;
+    }
+    if (!location_ok(loc)) {
+        *rc = xe_err_set(r->err, XE_EUNSUPPORTED,
+                         "%s: %s: external data location \"%s\" is absolute or has a \"..\" component (must be "
+                         "under the model's directory)",
+                         r->path, what, loc);
+        return NULL;
+    }
+    size_t es = tp_elem_size(t->has_data_type ? t->data_type : 0);
+    int64_t n = tp_numel(t);
+    if (!es || n < 0) {
+        *rc = xe_err_set(r->err, XE_EUNSUPPORTED, "%s: %s: external data of type %d not supported", r->path, what,
+                         t->has_data_type ? (int)t->data_type : 0);
+        return NULL;
+    }
+    int64_t need = n * (int64_t)es;
+    if (len >= 0 && len != need) {
+        *rc = xe_err_set(r->err, XE_EPARSE, "%s: %s: external data length %lld, its dims and type need %lld bytes",
+                         r->path, what, (long long)len, (long long)need);
+        return NULL;
+    }
+    const char *slash = strrchr(r->path, '/');
+    int dirlen = slash ? (int)(slash - r->path) + 1 : 0;
+    size_t plen = (size_t)dirlen + strlen(loc) + 1;
+    char *file = malloc(plen);
+    uint8_t *buf = malloc(need ? (size_t)need : 1);
+    if (!file || !buf) {
+        free(file);
+        free(buf);
+        *rc = xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
+        return NULL;
+    }
+    snprintf(file, plen, "%.*s%s", dirlen, r->path, loc);
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        *rc = xe_err_set(r->err, XE_EIO, "%s: %s: external data file %s cannot be opened", r->path, what, file);
+    } else {
+        size_t got = 0;
+        if (fseeko(f, (off_t)off, SEEK_SET) == 0) got = fread(buf, 1, (size_t)need, f);
+        if (got != (size_t)need)
+            *rc = xe_err_set(r->err, XE_EPARSE, "%s: %s: external data file %s is too short (bytes %lld..%lld wanted)",
+                             r->path, what, file, (long long)off, (long long)(off + need));
+        fclose(f);
+    }
+    free(file);
+    if (*rc) {
+        free(buf);
+        return NULL;
+    }
+    *tmp = *t;
+    tmp->has_data_location = 0;
+    tmp->n_external_data = 0;
+    tmp->external_data = NULL;
+    tmp->has_raw_data = 1;
+    tmp->raw_data.len = (size_t)need;
+    tmp->raw_data.data = buf;
+    *owned = buf;
+    return tmp;
+}
+
 /* Number of elements a TensorProto's data holds (of its data type). */
 static int64_t tp_count(const tproto_t *t)
 {
     int32_t ty = t->has_data_type ? t->data_type : 0;
-    size_t size = ty == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE || ty == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8
-                  : ty == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || ty == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? 4
-                  : ty == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ? 2 : 1;
+    size_t size = tp_elem_size(ty) ? tp_elem_size(ty) : 1;
     if (t->has_raw_data) return (int64_t)(t->raw_data.len / size);
     switch (ty) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return (int64_t)t->n_float_data;
@@ -230,31 +365,36 @@ static int add_const_tensor(rd *r, const char *name, const tproto_t *t)
     for (size_t d = 0; d < t->n_dims; d++) dim[d] = t->dims[d];
     int i = xe_net_add_tensor(r->net, name, XE_T_PARAM, dt, (int)t->n_dims, dim, r->err);
     if (i < 0) return i;
-    int has_data = t->has_raw_data || t->n_float_data || t->n_int64_data || t->n_int32_data || t->n_double_data;
+    int has_data = t->has_raw_data || t->n_float_data || t->n_int64_data || t->n_int32_data || t->n_double_data ||
+                   is_external(t);
     if (!has_data) return i; /* dims only */
-    if (tp_count(t) < n) /* checked before allocating what the dims claim */
+    tproto_t ext;
+    uint8_t *owned;
+    int rc;
+    t = tp_data(r, t, what, &ext, &owned, &rc); /* external data read from its file */
+    if (!t) return rc;
+    if (tp_count(t) < n) { /* checked before allocating what the dims claim */
+        free(owned);
         return xe_err_set(r->err, XE_EPARSE, "%s: %s: %lld values, its dims say %lld", r->path, what,
                           (long long)tp_count(t), (long long)n);
+    }
+    rc = XE_OK;
     if (dt == XE_DT_FLOAT32) {
         float *p = malloc((size_t)n * sizeof *p);
-        if (!p) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
-        r->net->t[i].data = p; /* owned by the net from here */
-        for (int64_t e = 0; e < n; e++) {
+        if (!p) rc = xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
+        else r->net->t[i].data = p; /* owned by the net from here */
+        for (int64_t e = 0; e < n && !rc; e++) {
             double v;
-            int rc = tp_get(r, t, what, e, &v);
-            if (rc < 0) return rc;
-            p[e] = (float)v;
+            if ((rc = tp_get(r, t, what, e, &v)) == XE_OK) p[e] = (float)v;
         }
     } else if (dt == XE_DT_INT64) {
         int64_t *p = malloc((size_t)n * sizeof *p);
-        if (!p) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
-        r->net->t[i].idata = p;
-        for (int64_t e = 0; e < n; e++) {
-            int rc = tp_get_i64(r, t, what, e, &p[e]);
-            if (rc < 0) return rc;
-        }
+        if (!p) rc = xe_err_set(r->err, XE_ENOMEM, "%s: out of memory for %s", r->path, what);
+        else r->net->t[i].idata = p;
+        for (int64_t e = 0; e < n && !rc; e++) rc = tp_get_i64(r, t, what, e, &p[e]);
     }
-    return i;
+    free(owned);
+    return rc < 0 ? rc : i;
 }
 
 /* The value tensor of a Constant node (attribute "value", or value_float / value_int /
@@ -326,7 +466,12 @@ static int const_scalar(rd *r, const char *nm, const char *input, const char *wh
                           input);
     char w[300];
     snprintf(w, sizeof w, "node \"%s\": %s", nm, what);
+    tproto_t ext;
+    uint8_t *owned;
+    t = tp_data(r, t, w, &ext, &owned, &rc); /* external data read from its file */
+    if (!t) return rc;
     rc = tp_get(r, t, w, 0, v);
+    free(owned);
     return rc < 0 ? rc : 1;
 }
 

@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Write the small graph-only ONNX fixtures of tests/data/onnx/ for reader cases a new
+user's trial found (2026-12-05): built with onnx.helper, except those whose point is what
+PyTorch's exporter writes (made with torch.onnx.export).
+
+Run with Debian's interpreter (python3-onnx 1.12, python3-torch 1.13):
+
+    /usr/bin/python3 tools/craft_onnx_cases.py [OUTDIR]
+
+The files are byte-for-byte reproducible. tests/test_onnx.c reads them; it never needs
+python. What each one is for is said where it is made.
+"""
+import os
+import struct
+import sys
+
+import onnx
+import onnx.helper as oh
+
+F, I64, F16 = onnx.TensorProto.FLOAT, onnx.TensorProto.INT64, onnx.TensorProto.FLOAT16
+vi = oh.make_tensor_value_info
+
+
+def model(nodes, name, inputs, outputs, inits=(), opset=13):
+    g = oh.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    return oh.make_model(g, opset_imports=[oh.make_opsetid("", opset)], producer_name="xengine")
+
+
+def save(m, outdir, name, check=True):
+    if check:
+        onnx.checker.check_model(m)
+    with open(os.path.join(outdir, name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def external(name, dtype, dims, raw, location, offset):
+    """A TensorProto whose data lies in `location` at `offset` (data_location EXTERNAL)."""
+    t = onnx.TensorProto()
+    t.name = name
+    t.data_type = dtype
+    t.dims.extend(dims)
+    t.data_location = onnx.TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", str(offset)), ("length", str(len(raw)))):
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    return t
+
+
+def ext_mlp(outdir):
+    """ext_mlp.onnx + ext_mlp.data: x [2, 4] -> Gemm(w [3, 4], b [3], transB) -> Reshape
+    by shape [0, -1]; w, b and the int64 shape stored as external data (w[i] = 0.5 i at
+    offset 0, b = -1, 0, 1 at offset 64 after 16 bytes of padding, shape at offset 80)."""
+    w = struct.pack("<12f", *[0.5 * i for i in range(12)])
+    b = struct.pack("<3f", -1.0, 0.0, 1.0)
+    shape = struct.pack("<2q", 0, -1)
+    data = w + b"\xee" * 16 + b + b"\xee" * 4 + shape
+    with open(os.path.join(outdir, "ext_mlp.data"), "wb") as f:
+        f.write(data)
+    inits = [external("w", F, [3, 4], w, "ext_mlp.data", 0),
+             external("b", F, [3], b, "ext_mlp.data", 64),
+             external("shape", I64, [2], shape, "ext_mlp.data", 80)]
+    nodes = [oh.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc0", transB=1),
+             oh.make_node("Reshape", ["y", "shape"], ["z"], name="reshape0")]
+    save(model(nodes, "ext_mlp", [vi("x", F, [2, 4])], [vi("z", F, [2, 3])], inits), outdir, "ext_mlp",
+         check=False)  # the checker would look for the data file relative to the cwd
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
+    os.makedirs(outdir, exist_ok=True)
+    ext_mlp(outdir)
+
+
+if __name__ == "__main__":
+    main()

@@ -592,6 +592,61 @@ static void test_external_data(void **state)
     free(buf);
 }
 
+/* Sets the ignore_index of the loss (the last node) to *(int64_t *)arg; NULL: no-op. */
+static void set_ignore_index(Onnx__ModelProto *m, void *arg)
+{
+    if (!arg) return;
+    Onnx__NodeProto *n = m->graph->node[m->graph->n_node - 1];
+    for (size_t a = 0; a < n->n_attribute; a++)
+        if (strcmp(n->attribute[a]->name, "ignore_index") == 0) n->attribute[a]->i = *(int64_t *)arg;
+}
+
+/* PyTorch exports F.cross_entropy as SoftmaxCrossEntropyLoss with ignore_index = -100,
+ * which was refused before 2026-12-05. An ignore_index no label can equal (negative, or
+ * >= the classes) changes nothing and is accepted; one of the classes is still refused. */
+static void test_loss_ignore_index(void **state)
+{
+    (void)state;
+    xe_net *net = read_ok("torch_ce", 0);
+    assert_int_equal(net->nops, 2);
+    const xe_op *o = &net->op[1];
+    assert_int_equal(o->kind, XE_OP_LOSS);
+    assert_int_equal(o->has_ignore_index, 1);
+    assert_int_equal(o->ignore_index, -100);
+    assert_int_equal(net->t[o->in[1]].role, XE_T_LABEL);
+    assert_string_equal(net->t[o->in[1]].name, "labels");
+    assert_int_equal(net->t[o->in[0]].dim[1], 5); /* 5 classes */
+    assert_int_equal(net->t[o->out].rank, 0);
+    xe_net_free(net);
+
+    char p[1024], want[1400];
+    fixture_path(p, sizeof p, "torch_ce", ".onnx");
+    static const int64_t vals[] = {5, 1000, -1, 0, 4};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        int64_t v = vals[i];
+        size_t len;
+        unsigned char *buf = edited_fixture("torch_ce", set_ignore_index, &v, &len);
+        xe_err err = {{0}};
+        net = NULL;
+        int rc = xe_onnx_read_buffer(buf, len, p, 0, &net, &err);
+        free(buf);
+        if (v < 0 || v >= 5) {
+            assert_int_equal(rc, XE_OK);
+            assert_int_equal(net->op[1].ignore_index, v);
+            xe_net_free(net);
+            continue;
+        }
+        assert_int_equal(rc, XE_EUNSUPPORTED);
+        assert_null(net);
+        snprintf(want, sizeof want,
+                 "%s: net torch_ce: op \"/SoftmaxCrossEntropyLoss\" (SoftmaxCrossEntropyLoss): ignore_index %lld is "
+                 "one of the 5 classes: ignoring labels is not supported (an ignore_index no label can equal, "
+                 "negative or >= the classes, is accepted)",
+                 p, (long long)v);
+        assert_string_equal(err.msg, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_unnamed_node_names),
         cmocka_unit_test(test_corrupted_bytes),
         cmocka_unit_test(test_external_data),
+        cmocka_unit_test(test_loss_ignore_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,11 +65,34 @@ def ext_mlp(outdir):
          check=False)  # the checker would look for the data file relative to the cwd
 
 
+def torch_ce(outdir):
+    """torch_ce.onnx: PyTorch's export of Linear(8, 5) + F.cross_entropy with a labels
+    input (batch 4, graph only, opset 13, training mode): a SoftmaxCrossEntropyLoss with
+    ignore_index = -100, which PyTorch always writes."""
+    import torch
+    import torch.nn.functional as tf
+
+    class WithLoss(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = torch.nn.Linear(8, 5)
+
+        def forward(self, x, y):
+            return tf.cross_entropy(self.f(x), y)
+
+    torch.manual_seed(0)
+    torch.onnx.export(WithLoss(), (torch.zeros(4, 8), torch.zeros(4, dtype=torch.int64)),
+                      os.path.join(outdir, "torch_ce.onnx"), export_params=False,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      opset_version=13, input_names=["input", "labels"], output_names=["loss"])
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
     os.makedirs(outdir, exist_ok=True)
     ext_mlp(outdir)
+    torch_ce(outdir)
 
 
 if __name__ == "__main__":

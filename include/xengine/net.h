@@ -102,6 +102,9 @@ typedef struct xe_op {
     int64_t size;            /* LRN */
     double alpha, beta, bias, epsilon, momentum, ratio;
     double clip_min, clip_max; /* Clip bounds (-inf/+inf when absent) */
+    int has_ignore_index;    /* loss: 1 when ignore_index was given (0 by default) */
+    int64_t ignore_index;    /* loss: the label value to ignore; shape inference refuses
+                                one in [0, classes), as no ignoring is implemented */
 } xe_op;
 
 typedef struct xe_net {

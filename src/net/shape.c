@@ -426,6 +426,11 @@ static int infer_op(xe_net *net, xe_op *o, shp *y, xe_err *err)
                 return xe_err_set(err, XE_EINVAL, OPFMT "labels \"%s\" %s do not match logits \"%s\"", OPARG(net, o),
                                   l->name, shape_str(l, buf, sizeof buf), x->name);
         }
+        if (o->has_ignore_index && o->ignore_index >= 0 && o->ignore_index < x->dim[1])
+            return xe_err_set(err, XE_EUNSUPPORTED,
+                              OPFMT "ignore_index %lld is one of the %lld classes: ignoring labels is not supported "
+                              "(an ignore_index no label can equal, negative or >= the classes, is accepted)",
+                              OPARG(net, o), (long long)o->ignore_index, (long long)x->dim[1]);
         y->rank = 0;
         return XE_OK;
     default: return xe_err_set(err, XE_EUNSUPPORTED, OPFMT "no shape inference for this kind", OPARG(net, o));

@@ -642,8 +642,12 @@ static int read_attrs(rd *r, const node_t *n, const char *nm, xe_op *o)
         IF_GOT(get_str(r, n, nm, "reduction", s, sizeof s)) if (strcmp(s, "mean") != 0)
             return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": reduction \"%s\" not supported (mean)", r->path,
                               nm, s);
-        if (find_attr(n, "ignore_index"))
-            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": ignore_index not supported", r->path, nm);
+        /* PyTorch always writes ignore_index = -100; one no label can equal changes
+         * nothing and is kept for shape inference to check against the classes */
+        IF_GOT(get_int(r, n, nm, "ignore_index", &i64)) {
+            o->has_ignore_index = 1;
+            o->ignore_index = i64;
+        }
         return XE_OK;
     default: return XE_OK;
     }

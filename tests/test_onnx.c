@@ -647,6 +647,39 @@ static void test_loss_ignore_index(void **state)
     }
 }
 
+/* A graph input read only by Add nodes is data when it has the Add's output shape and
+ * the other operand is broadcast into it, whichever operand it is: PyTorch exports
+ * fc(self.b + x) as Add(b, x). Before 2026-12-05 b was taken for the data input (the
+ * first input of a node), x for a parameter: --batch resized b, b got no gradient and the
+ * Add's param_mem counted x. */
+static void test_param_first_add(void **state)
+{
+    (void)state;
+    for (int64_t batch = 0; batch <= 6; batch += 6) {
+        xe_net *net = read_ok("param_first_add", batch);
+        const xe_tensor *b = &net->t[xe_net_find_tensor(net, "b")], *x = &net->t[xe_net_find_tensor(net, "x")];
+        assert_int_equal(b->role, XE_T_PARAM);
+        assert_int_equal(x->role, XE_T_INPUT);
+        assert_int_equal(b->rank, 1);
+        assert_int_equal(b->dim[0], 8); /* a parameter keeps its size */
+        assert_int_equal(x->dim[0], batch ? batch : 4);
+        assert_int_equal(net->t[xe_net_find_tensor(net, "w")].role, XE_T_PARAM);
+        xe_graph *g = NULL;
+        xe_train_map map;
+        xe_err err = {{0}};
+        assert_int_equal(xe_net_training_graph(net, &g, &map, &err), XE_OK);
+        int add0 = (int)(op_named(net, "add0") - net->op);
+        const xe_node *fwd = &g->nodes[map.fwd_node[add0]];
+        assert_int_equal(fwd->param_mem, 8 * 4); /* b, not x */
+        assert_int_equal(fwd->mem, (batch ? batch : 4) * 8 * 4);
+        assert_true(map.bwd_node[add0] >= 0); /* b gets a gradient */
+        assert_int_equal(g->nodes[map.bwd_node[add0]].mem, 0); /* no activation input */
+        xe_graph_free(g);
+        xe_train_map_clear(&map);
+        xe_net_free(net);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_corrupted_bytes),
         cmocka_unit_test(test_external_data),
         cmocka_unit_test(test_loss_ignore_index),
+        cmocka_unit_test(test_param_first_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,12 +87,23 @@ def torch_ce(outdir):
                       opset_version=13, input_names=["input", "labels"], output_names=["loss"])
 
 
+def param_first_add(outdir):
+    """param_first_add.onnx: what PyTorch writes for fc(self.b + x) with export_params=False:
+    Add(b [8], x [4, 8]) -> Gemm(w [3, 8], transB); b, the parameter, is the Add's first
+    input and x, the data, its second."""
+    nodes = [oh.make_node("Add", ["b", "x"], ["h"], name="add0"),
+             oh.make_node("Gemm", ["h", "w"], ["y"], name="fc0", transB=1)]
+    save(model(nodes, "param_first_add", [vi("b", F, [8]), vi("x", F, [4, 8]), vi("w", F, [3, 8])],
+               [vi("y", F, [4, 3])]), outdir, "param_first_add")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
     os.makedirs(outdir, exist_ok=True)
     ext_mlp(outdir)
     torch_ce(outdir)
+    param_first_add(outdir)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@
  * What is read (docs/onnx.md has the details):
  *   - the graph's nodes, in file order (ONNX requires a topological order), one xe_op
  *     each; Constant nodes become constant tensors, not ops;
- *   - graph inputs: a graph input that is not an initializer and that some node reads as
- *     its FIRST input is the data input (XE_T_INPUT); one read as the labels of
- *     SoftmaxCrossEntropyLoss is XE_T_LABEL; every other one is a parameter (XE_T_PARAM,
+ *   - graph inputs: a graph input that is not an initializer and that some node other
+ *     than Add reads as its FIRST input is the data input (XE_T_INPUT); one read as the
+ *     labels of SoftmaxCrossEntropyLoss is XE_T_LABEL; one read only by Add nodes is data
+ *     when it has the Add's output shape and the other operand is broadcast into it (or
+ *     both have that shape and it is the first operand), whichever position it has
+ *     (PyTorch's `self.b + x` is Add(b, x)); every other one is a parameter (XE_T_PARAM,
  *     no data: PyTorch's export_params=False lists parameters as graph inputs);
  *   - initializers: parameters with their float32 data (xe_tensor.data) or int64 values
  *     (xe_tensor.idata); likewise the values of Constant nodes; data stored externally

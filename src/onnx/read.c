@@ -24,6 +24,8 @@ typedef struct rd {
     const graph_t *g;
     xe_net *net;
     int64_t opset;        /* default-domain opset version (0 when not stated) */
+    int *undecided;       /* graph inputs read only by Add nodes: data or parameter? */
+    int nundecided;
     xe_err *err;
 } rd;
 
@@ -668,17 +670,32 @@ static int wrap(rd *r, int rc, const char *nm)
     return rc;
 }
 
-/* Graph inputs that are not initializers: the data input(s), labels, parameters. */
+/* 1 when some node other than an Add reads `name` as its first input. */
+static int is_first_input_of_non_add(const graph_t *g, const char *name)
+{
+    for (size_t k = 0; k < g->n_node; k++) {
+        const node_t *n = g->node[k];
+        if (n->n_input > 0 && strcmp(n->input[0], name) == 0 && (!n->op_type || strcmp(n->op_type, "Add") != 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Graph inputs that are not initializers: the data input(s), labels, parameters. One
+ * read only by Add nodes (where the data operand may come first or second: PyTorch's
+ * `self.b + x` is Add(b, x)) is added as a parameter and listed in r->undecided, for
+ * resolve_add_inputs to settle by shape; one with a symbolic first dimension is data. */
 static int read_inputs(rd *r, int64_t batch)
 {
-    int ninput = 0;
     for (size_t i = 0; i < r->g->n_input; i++) {
         const Onnx__ValueInfoProto *vi = r->g->input[i];
         if (!vi->name || !vi->name[0]) return xe_err_set(r->err, XE_EPARSE, "%s: graph input %zu has no name", r->path, i);
         if (find_initializer(r->g, vi->name)) continue; /* a parameter with data: added when read */
         xe_tensor_role role = XE_T_PARAM;
+        int undecided = 0;
         if (is_read(r->g, vi->name, 1, "SoftmaxCrossEntropyLoss")) role = XE_T_LABEL;
-        else if (is_read(r->g, vi->name, 0, NULL)) role = XE_T_INPUT;
+        else if (is_first_input_of_non_add(r->g, vi->name)) role = XE_T_INPUT;
+        else if (is_read(r->g, vi->name, -1, "Add")) undecided = 1;
         const Onnx__TypeProto *ty = vi->type;
         if (!ty || ty->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !ty->tensor_type)
             return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: graph input \"%s\" is not a tensor", r->path, vi->name);
@@ -693,6 +710,12 @@ static int read_inputs(rd *r, int64_t batch)
         if (tt->shape->n_dim > XE_MAX_RANK)
             return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: graph input \"%s\": rank %zu above %d", r->path, vi->name,
                               tt->shape->n_dim, XE_MAX_RANK);
+        if (undecided && tt->shape->n_dim > 0 &&
+            (tt->shape->dim[0]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
+             tt->shape->dim[0]->dim_value <= 0)) { /* a symbolic batch: data */
+            role = XE_T_INPUT;
+            undecided = 0;
+        }
         int64_t dim[XE_MAX_RANK];
         for (size_t d = 0; d < tt->shape->n_dim; d++) {
             const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[d];
@@ -711,12 +734,56 @@ static int read_inputs(rd *r, int64_t batch)
         }
         int t = xe_net_add_tensor(r->net, vi->name, role, dt, (int)tt->shape->n_dim, dim, r->err);
         if (t < 0) return wrap(r, t, NULL);
-        if (role == XE_T_INPUT) ninput++;
+        if (undecided) {
+            int *p = realloc(r->undecided, (size_t)(r->nundecided + 1) * sizeof *p);
+            if (!p) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory", r->path);
+            r->undecided = p;
+            p[r->nundecided++] = t;
+        }
     }
-    if (ninput == 0)
-        return xe_err_set(r->err, XE_EINVAL, "%s: no data input (no graph input without data is read as a node's first input)",
-                          r->path);
     return XE_OK;
+}
+
+static int same_shape(const xe_tensor *a, const xe_tensor *b)
+{
+    if (a->rank != b->rank) return 0;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dim[d] != b->dim[d]) return 0;
+    return 1;
+}
+
+/* Settles the graph inputs read only by Add nodes (r->undecided), once every shape is
+ * inferred at the file's sizes: such an input is data when, in some Add, it has the
+ * output's shape and the other operand does not (the other one is broadcast into it), or
+ * both have it and it is the first operand; otherwise (it is broadcast into the other
+ * operand, or both have the output's shape and it comes second) it stays a parameter.
+ * Then checks that the model has a data input at all. */
+static int resolve_add_inputs(rd *r)
+{
+    xe_net *net = r->net;
+    if (r->nundecided > 0) {
+        int rc = xe_net_infer_shapes(net, r->err);
+        if (rc < 0) return wrap(r, rc, NULL);
+        for (int u = 0; u < r->nundecided; u++) {
+            int t = r->undecided[u], data = 0;
+            for (int k = 0; k < net->nops && !data; k++) {
+                const xe_op *o = &net->op[k];
+                if (o->kind != XE_OP_ADD || o->nin != 2) continue;
+                for (int j = 0; j < 2 && !data; j++) {
+                    if (o->in[j] != t) continue;
+                    const xe_tensor *y = &net->t[o->out], *other = &net->t[o->in[1 - j]];
+                    if (same_shape(&net->t[t], y) && (!same_shape(other, y) || j == 0)) data = 1;
+                }
+            }
+            if (data) net->t[t].role = XE_T_INPUT;
+        }
+    }
+    for (int i = 0; i < net->nt; i++)
+        if (net->t[i].role == XE_T_INPUT) return XE_OK;
+    return xe_err_set(r->err, XE_EINVAL,
+                      "%s: no data input (no graph input without data is read as a node's first input, or as the "
+                      "unbroadcast operand of an Add)",
+                      r->path);
 }
 
 /* Index of tensor `name` read by node nm, adding an initializer or Constant value on
@@ -815,6 +882,7 @@ static int read_model(rd *r, const model_t *m, int64_t batch)
             return xe_err_set(r->err, XE_EINVAL, "%s: graph output \"%s\" is not produced by any node", r->path,
                               name ? name : "");
     }
+    TRY(resolve_add_inputs(r));
     if (batch > 0) {
         int rc = xe_net_set_batch(r->net, batch, r->err);
         if (rc < 0) return wrap(r, rc, NULL);
@@ -849,6 +917,7 @@ int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64
     rd r = {.path = label, .net = xe_net_new(nm), .err = err};
     int rc = r.net ? read_model(&r, m, batch) : xe_err_set(err, XE_ENOMEM, "%s: out of memory", label);
     onnx__model_proto__free_unpacked(m, NULL);
+    free(r.undecided);
     if (rc < 0) {
         xe_net_free(r.net);
         return rc;

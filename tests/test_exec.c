@@ -618,11 +618,44 @@ static void test_missing_input(void **state)
     teardown_net(&f);
 }
 
+/* The executor runs float32 models only: a float16 (or int64-data) net is refused by
+ * xe_exec_data_init with one line naming the tensor and its type (before 2026-12-05 the
+ * refusal came from the first compute: "input x is not float32 data the executor holds"). */
+static void test_float32_only(void **state)
+{
+    (void)state;
+    static const xe_dtype types[2] = {XE_DT_FLOAT16, XE_DT_INT64};
+    static const char *const want[2] = {
+        "net half: tensor \"x\" of op fc1 is float16: the executor runs float32 models only (planning and "
+        "simulation take other types' sizes)",
+        "net half: tensor \"x\" of op fc1 is int64: the executor runs float32 models only (planning and "
+        "simulation take other types' sizes)"};
+    for (int i = 0; i < 2; i++) {
+        xe_net *net = net_mlp();
+        free(net->name);
+        net->name = strdup("half");
+        assert_non_null(net->name);
+        net->t[xe_net_find_tensor(net, "x")].dtype = types[i];
+        xe_err err = {{0}};
+        assert_int_equal(xe_net_infer_shapes(net, &err), XE_OK);
+        xe_graph *g = NULL;
+        xe_train_map m;
+        assert_int_equal(xe_net_training_graph(net, &g, &m, &err), XE_OK);
+        xe_exec_data d;
+        assert_int_equal(xe_exec_data_init(net, 1, &d, &err), XE_EUNSUPPORTED);
+        assert_string_equal(err.msg, want[i]);
+        assert_null(d.val);
+        xe_graph_free(g);
+        xe_train_map_clear(&m);
+        xe_net_free(net);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_accounting), cmocka_unit_test(test_pool_refuses_schedule),
-        cmocka_unit_test(test_missing_input),   cmocka_unit_test(test_loss_by_hand),
+        cmocka_unit_test(test_missing_input),   cmocka_unit_test(test_float32_only),   cmocka_unit_test(test_loss_by_hand),
         cmocka_unit_test(test_mlp),             cmocka_unit_test(test_cnn_bn),
         cmocka_unit_test(test_skip),            cmocka_unit_test(test_concat),
         cmocka_unit_test(test_fd_mlp),          cmocka_unit_test(test_fd_cnn),

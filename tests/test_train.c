@@ -445,9 +445,57 @@ static void test_errors(void **state)
     xe_net_free(net);
 }
 
+/* A float16 model's tensors take 2 bytes an element in every node (activations follow
+ * their input's type); before 2026-12-05 every activation was counted as float32, so
+ * x [4, 8] fp16 -> Gemm 16 had a forward node of 256 B instead of 128 B. BatchNorm's saved
+ * statistics stay float32 (2 x C x 4 B). */
+static void test_float16_sizes(void **state)
+{
+    (void)state;
+    xe_err err = {{0}};
+    xe_net *net = xe_net_new("fp16");
+    int64_t dx[2] = {4, 8}, dw[2] = {16, 8}, d4[4] = {4, 2, 3, 3}, dk[4] = {2, 2, 1, 1}, dc[1] = {2};
+    int x = xe_net_add_tensor(net, "x", XE_T_INPUT, XE_DT_FLOAT16, 2, dx, &err);
+    int w = xe_net_add_tensor(net, "w", XE_T_PARAM, XE_DT_FLOAT16, 2, dw, &err);
+    int fc = op(net, XE_OP_GEMM, "fc", 2, x, w, 0, "y");
+    net->op[fc].trans_b = 1;
+    int r = op(net, XE_OP_RELU, "relu", 1, out_of(net, fc), 0, 0, "r");
+    int x4 = xe_net_add_tensor(net, "x4", XE_T_INPUT, XE_DT_FLOAT16, 4, d4, &err);
+    int k = xe_net_add_tensor(net, "k", XE_T_PARAM, XE_DT_FLOAT16, 4, dk, &err);
+    int c = xe_net_add_tensor(net, "c", XE_T_PARAM, XE_DT_FLOAT16, 1, dc, &err);
+    assert_true(x >= 0 && w >= 0 && x4 >= 0 && k >= 0 && c >= 0);
+    int conv = op(net, XE_OP_CONV, "conv", 2, x4, k, 0, "cv");
+    int in[5] = {out_of(net, conv), c, c, c, c};
+    int bn = xe_net_add_op(net, XE_OP_BATCHNORM, "bn", 5, in, "bnout", &err);
+    assert_true(bn >= 0);
+    int fl = op(net, XE_OP_FLATTEN, "flat", 1, out_of(net, bn), 0, 0, "f");
+    int cat[2] = {out_of(net, r), out_of(net, fl)}; /* [4, 16] and [4, 18] */
+    int cc = xe_net_add_op(net, XE_OP_CONCAT, "cat", 2, cat, "z", &err);
+    assert_true(cc >= 0);
+    infer(net);
+    assert_int_equal(net->t[out_of(net, fc)].dtype, XE_DT_FLOAT16);
+    assert_int_equal(xe_tensor_bytes(&net->t[out_of(net, fc)]), 4 * 16 * 2);
+    assert_int_equal(net->t[out_of(net, cc)].dtype, XE_DT_FLOAT16);
+    xe_graph *g = NULL;
+    xe_train_map m;
+    assert_int_equal(xe_net_training_graph(net, &g, &m, &err), XE_OK);
+    assert_int_equal(g->nodes[m.fwd_node[fc]].mem, 4 * 16 * 2);
+    assert_int_equal(g->nodes[m.fwd_node[fc]].param_mem, 16 * 8 * 2);
+    assert_int_equal(g->nodes[m.fwd_node[r]].mem, 4 * 16 * 2);
+    assert_int_equal(g->nodes[m.fwd_node[bn]].mem, 4 * 2 * 3 * 3 * 2 + 2 * 2 * 4);
+    assert_int_equal(g->nodes[m.fwd_node[cc]].mem, 4 * 34 * 2);
+    assert_int_equal(g->nodes[m.loss_node].mem, 4 * 34 * 2); /* d loss / d logits */
+    assert_int_equal(g->nodes[m.bwd_node[cc]].mem, 4 * 34 * 2);
+    assert_int_equal(g->nodes[m.bwd_node[r]].mem, 4 * 16 * 2);
+    xe_graph_free(g);
+    xe_train_map_clear(&m);
+    xe_net_free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_float16_sizes),
         cmocka_unit_test(test_mlp_training_graph),
         cmocka_unit_test(test_loss_not_last),
         cmocka_unit_test(test_mlp_inference_graph),

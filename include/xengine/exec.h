@@ -85,7 +85,9 @@ typedef struct xe_exec_data {
  * +-1/sqrt(numel / dim[0]), of rank < 2 uniform in +-0.1; the data input uniform in
  * [-1, 1); labels uniform over the classes (logits per sample). Every random value is a
  * hash of (seed, tensor index, element index), so equal seeds give equal data.
- * XE_EINVAL when the net has no loss op or a non-float32 parameter it must use;
+ * XE_EINVAL when the net has no loss op; XE_EUNSUPPORTED naming the first tensor an
+ * operator computes with (input or output; not a Reshape's shape or the labels) that is
+ * not float32: the executor runs float32 models only;
  * XE_ENOMEM. On failure d is cleared. */
 int xe_exec_data_init(const xe_net *net, uint64_t seed, xe_exec_data *d, xe_err *err);
 

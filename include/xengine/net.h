@@ -142,7 +142,8 @@ int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const
                   const char *out_name, xe_err *err);
 
 /* Infers the shape of every activation from the inputs and parameters, operator by
- * operator (ONNX operator semantics, opset 13; a ceil_mode pooling window starting in
+ * operator, and its dtype: that of the op's input 0 (ONNX's T -> T; a float16 model's
+ * activations are float16) (ONNX operator semantics, opset 13; a ceil_mode pooling window starting in
  * the right padding is dropped, as in PyTorch: docs/onnx.md). Sets a Conv's kernel[] from
  * its weights when 0. XE_EINVAL naming the op and the problem for inconsistent shapes
  * (channel mismatch, bad kernel, an input of unknown shape, an output above 2^53 bytes),

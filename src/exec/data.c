@@ -43,10 +43,37 @@ static int fill_rule(const xe_net *net, int t)
     return 0;
 }
 
+static const char *dtype_name(xe_dtype dt)
+{
+    return dt == XE_DT_FLOAT32 ? "float32" : dt == XE_DT_INT64 ? "int64" : dt == XE_DT_FLOAT16 ? "float16" : "unknown";
+}
+
+/* XE_EUNSUPPORTED naming the first tensor an operator computes with (an input other than
+ * a Reshape's shape or the loss's labels, or an output) that is not float32. */
+static int check_float32(const xe_net *net, xe_err *err)
+{
+    for (int k = 0; k < net->nops; k++) {
+        const xe_op *op = &net->op[k];
+        if (xe_op_is_view(op->kind)) continue;
+        for (int j = 0; j <= op->nin; j++) { /* the inputs, then the output */
+            if (op->kind == XE_OP_LOSS && j >= 1) continue; /* the labels (int64), the loss value */
+            const xe_tensor *t = &net->t[j == op->nin ? op->out : xe_net_resolve_view(net, op->in[j])];
+            if (t->dtype != XE_DT_FLOAT32)
+                return xe_err_set(err, XE_EUNSUPPORTED,
+                                  "net %s: tensor \"%s\" of op %s is %s: the executor runs float32 models only "
+                                  "(planning and simulation take other types' sizes)",
+                                  net->name, t->name, op->name, dtype_name(t->dtype));
+        }
+    }
+    return XE_OK;
+}
+
 int xe_exec_data_init(const xe_net *net, uint64_t seed, xe_exec_data *d, xe_err *err)
 {
     memset(d, 0, sizeof *d);
     d->label_t = -1;
+    int rc = check_float32(net, err);
+    if (rc) return rc;
     int loss = -1;
     for (int k = 0; k < net->nops; k++)
         if (net->op[k].kind == XE_OP_LOSS) loss = k;

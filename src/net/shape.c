@@ -462,7 +462,9 @@ int xe_net_infer_shapes(xe_net *net, xe_err *err)
         }
         out->rank = y.rank;
         for (int d = 0; d < XE_MAX_RANK; d++) out->dim[d] = d < y.rank ? y.dim[d] : 0;
-        if (o->kind == XE_OP_RESHAPE || o->kind == XE_OP_FLATTEN) out->dtype = in_t(net, o, 0)->dtype;
+        /* every operator keeps its data's element type (ONNX: T -> T), so a float16
+         * model's activations take 2 bytes an element (until 2026-12-05, 4) */
+        out->dtype = in_t(net, o, 0)->dtype;
     }
     return XE_OK;
 }

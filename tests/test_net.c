@@ -221,6 +221,34 @@ static void test_conv_transpose(void **state)
     net->op[k].group = 2; /* W [16, 8, ...] with 2 groups: 16 output channels */
     infer_ok(net);
     expect_shape(net, k, 4, 1, 16, 14, 19);
+    /* output_padding must be below the stride or the dilation (ONNX; 2026-12-05) */
+    net->op[k].output_padding[1] = 2;
+    infer_fails(net, XE_EINVAL, "up", "output_padding 2 not smaller than the stride 2 or the dilation 1");
+    net->op[k].dilation[1] = 3; /* below the dilation: valid */
+    infer_ok(net);
+    expect_shape(net, k, 4, 1, 16, 14, 2 * 8 + 2 + 3 * 3 + 1 - 2);
+    xe_net_free(net);
+}
+
+/* A pooling pad as large as the kernel extent makes windows of padding only: refused
+ * (2026-12-05; planning took them, the executor could not run them). */
+static void test_pool_pad_below_kernel(void **state)
+{
+    (void)state;
+    xe_net *net = xe_net_new("pp");
+    int x = add_t(net, "x", XE_T_INPUT, 4, 1, 2, 8, 8);
+    int k = add_op(net, XE_OP_AVGPOOL, "ap", 1, (int[]){x}, "y");
+    net->op[k].kernel[0] = net->op[k].kernel[1] = 3;
+    for (int i = 0; i < 4; i++) net->op[k].pad[i] = 2; /* 2 < 3: kept */
+    infer_ok(net);
+    expect_shape(net, k, 4, 1, 2, 10, 10);
+    net->op[k].pad[3] = 3;
+    infer_fails(net, XE_EINVAL, "ap", "pads 2, 3 not smaller than the kernel extent 3");
+    net->op[k].pad[3] = 2;
+    net->op[k].dilation[0] = 2; /* extent 5 in dim 0: pads up to 4 */
+    net->op[k].pad[0] = net->op[k].pad[2] = 4;
+    infer_ok(net);
+    expect_shape(net, k, 4, 1, 2, 8 + 8 - 5 + 1, 10);
     xe_net_free(net);
 }
 
@@ -439,6 +467,7 @@ static void test_defaults_names_views(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_pad_below_kernel),
         cmocka_unit_test(test_conv_stem),
         cmocka_unit_test(test_pool_ceil_floor),
         cmocka_unit_test(test_conv_group_dilation),

@@ -680,6 +680,26 @@ static void test_param_first_add(void **state)
     }
 }
 
+/* Models that planning took but the executor can never run are refused when read, one
+ * line naming the model and the node (2026-12-05; a new user's trial planned all three). */
+static void test_unrunnable(void **state)
+{
+    (void)state;
+    char p[1024], want[1400];
+    fixture_path(p, sizeof p, "bad_avgpool_pads", ".onnx");
+    snprintf(want, sizeof want, "%s: net bad_avgpool_pads: op \"pool0\" (AveragePool): pads 3, 3 not smaller than "
+             "the kernel extent 2: a window would hold only padding", p);
+    expect_fail(p, 0, XE_EINVAL, want);
+    fixture_path(p, sizeof p, "bad_convt_outpad", ".onnx");
+    snprintf(want, sizeof want, "%s: net bad_convt_outpad: op \"up0\" (ConvTranspose): output_padding 2 not smaller "
+             "than the stride 2 or the dilation 1 (ONNX requires it)", p);
+    expect_fail(p, 0, XE_EINVAL, want);
+    fixture_path(p, sizeof p, "bad_matmul1d", ".onnx");
+    snprintf(want, sizeof want, "%s: node \"mm0\": MatMul of the 1-D operand \"x\" is not supported (2-D and "
+             "batched operands only)", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -692,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_external_data),
         cmocka_unit_test(test_loss_ignore_index),
         cmocka_unit_test(test_param_first_add),
+        cmocka_unit_test(test_unrunnable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

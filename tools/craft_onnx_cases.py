@@ -97,6 +97,23 @@ def param_first_add(outdir):
                [vi("y", F, [4, 3])]), outdir, "param_first_add")
 
 
+def unrunnable(outdir):
+    """Models shape inference used to take although they can never run (each refused
+    when read, since 2026-12-05):
+    bad_avgpool_pads.onnx: AveragePool kernel 2 with pads 3 (a window of padding only);
+    bad_convt_outpad.onnx: ConvTranspose stride 2 with output_padding 2 (ONNX requires
+    output_padding < stride or dilation);
+    bad_matmul1d.onnx: MatMul(x [8], w [8, 16]), a 1-D operand the executor lacks."""
+    x4 = vi("x", F, [2, 3, 8, 8])
+    save(model([oh.make_node("AveragePool", ["x"], ["y"], name="pool0", kernel_shape=[2, 2], pads=[3, 3, 3, 3])],
+               "bad_avgpool_pads", [x4], [vi("y", F, [2, 3, 13, 13])]), outdir, "bad_avgpool_pads", check=False)
+    save(model([oh.make_node("ConvTranspose", ["x", "w"], ["y"], name="up0", strides=[2, 2], output_padding=[2, 2])],
+               "bad_convt_outpad", [x4, vi("w", F, [3, 4, 3, 3])], [vi("y", F, [2, 4, 19, 19])]),
+         outdir, "bad_convt_outpad", check=False)
+    save(model([oh.make_node("MatMul", ["x", "w"], ["y"], name="mm0")],
+               "bad_matmul1d", [vi("x", F, [8]), vi("w", F, [8, 16])], [vi("y", F, [16])]), outdir, "bad_matmul1d")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -104,6 +121,7 @@ def main():
     ext_mlp(outdir)
     torch_ce(outdir)
     param_first_add(outdir)
+    unrunnable(outdir)
 
 
 if __name__ == "__main__":

@@ -146,9 +146,11 @@ int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const
  * activations are float16) (ONNX operator semantics, opset 13; a ceil_mode pooling window starting in
  * the right padding is dropped, as in PyTorch: docs/onnx.md). Sets a Conv's kernel[] from
  * its weights when 0. XE_EINVAL naming the op and the problem for inconsistent shapes
- * (channel mismatch, bad kernel, an input of unknown shape, an output above 2^53 bytes),
- * XE_EUNSUPPORTED for an attribute xengine does not handle (e.g. a Reshape whose shape
- * is not a constant int64 vector). */
+ * (channel mismatch, bad kernel, a pooling pad not below the kernel extent, a
+ * ConvTranspose output_padding not below its stride or dilation, an input of unknown
+ * shape, an output above 2^53 bytes), XE_EUNSUPPORTED for an attribute xengine does not
+ * handle (e.g. a Reshape whose shape is not a constant int64 vector, a loss
+ * ignore_index that is one of the classes). */
 int xe_net_infer_shapes(xe_net *net, xe_err *err);
 
 /* Replaces the leading (batch) dimension of every XE_T_INPUT and XE_T_LABEL tensor

@@ -44,7 +44,8 @@
  *   XE_EUNSUPPORTED  `PATH: node "NAME": unsupported operator "OPTYPE"`, an operator
  *                    domain other than ONNX's, an attribute value xengine does not handle
  *                    (auto_pad SAME_*, 3-D kernels, Reshape allowzero = 1, non-constant
- *                    Clip bounds), a data type other than float32 / int64 / float16,
+ *                    Clip bounds, a MatMul with a 1-D operand), a data type other than
+ *                    float32 / int64 / float16,
  *                    an external data location that is absolute or has a ".." component;
  *   XE_EINVAL        a node input or graph output naming no tensor (dangling), no data
  *                    input, a symbolic dimension, batch < 0, inconsistent shapes (the

@@ -123,6 +123,13 @@ static int infer_conv(const xe_net *net, xe_op *o, shp *y, xe_err *err)
         if (o->stride[i] < 1 || o->dilation[i] < 1 || o->pad[i] < 0 || o->pad[i + 2] < 0 || o->output_padding[i] < 0)
             return xe_err_set(err, XE_EINVAL, OPFMT "strides and dilations must be >= 1, pads >= 0", OPARG(net, o));
     }
+    for (int i = 0; tr && i < 2; i++)
+        if (o->output_padding[i] >= o->stride[i] && o->output_padding[i] >= o->dilation[i])
+            return xe_err_set(err, XE_EINVAL,
+                              OPFMT "output_padding %lld not smaller than the stride %lld or the dilation %lld (ONNX "
+                              "requires it)",
+                              OPARG(net, o), (long long)o->output_padding[i], (long long)o->stride[i],
+                              (long long)o->dilation[i]);
     if (o->nin == 3 && (rc = need_vec(net, o, 2, m, "bias", err)) < 0) return rc;
     if ((rc = attrs_in_range(net, o, err)) < 0) return rc;
     y->rank = 4;
@@ -166,6 +173,11 @@ static int infer_pool(const xe_net *net, xe_op *o, shp *y, xe_err *err)
         if (o->stride[i] < 1 || o->dilation[i] < 1 || o->pad[i] < 0 || o->pad[i + 2] < 0)
             return xe_err_set(err, XE_EINVAL, OPFMT "strides and dilations must be >= 1, pads >= 0", OPARG(net, o));
         int64_t ek = o->dilation[i] * (o->kernel[i] - 1) + 1;
+        if (o->pad[i] >= ek || o->pad[i + 2] >= ek)
+            return xe_err_set(err, XE_EINVAL,
+                              OPFMT "pads %lld, %lld not smaller than the kernel extent %lld: a window would hold "
+                              "only padding",
+                              OPARG(net, o), (long long)o->pad[i], (long long)o->pad[i + 2], (long long)ek);
         int64_t in = x->dim[2 + i], span = in + o->pad[i] + o->pad[i + 2] - ek;
         if (span < 0)
             return xe_err_set(err, XE_EINVAL, OPFMT "kernel extent %lld larger than padded input %lld", OPARG(net, o),

@@ -863,6 +863,22 @@ static int check_names(rd *r)
     return XE_OK;
 }
 
+/* Refuses what shape inference takes but the executor cannot run, so that no schedule is
+ * planned for a model that can never run: a MatMul with a 1-D operand. */
+static int check_runnable(rd *r)
+{
+    for (int k = 0; k < r->net->nops; k++) {
+        const xe_op *o = &r->net->op[k];
+        for (int j = 0; o->kind == XE_OP_MATMUL && j < o->nin; j++)
+            if (r->net->t[o->in[j]].rank == 1)
+                return xe_err_set(r->err, XE_EUNSUPPORTED,
+                                  "%s: node \"%s\": MatMul of the 1-D operand \"%s\" is not supported (2-D and "
+                                  "batched operands only)",
+                                  r->path, o->name, r->net->t[o->in[j]].name);
+    }
+    return XE_OK;
+}
+
 static int read_model(rd *r, const model_t *m, int64_t batch)
 {
     if (!m->graph) return xe_err_set(r->err, XE_EPARSE, "%s: not an ONNX model: no graph", r->path);
@@ -888,7 +904,8 @@ static int read_model(rd *r, const model_t *m, int64_t batch)
         if (rc < 0) return wrap(r, rc, NULL);
     }
     int rc = xe_net_infer_shapes(r->net, r->err);
-    return rc < 0 ? wrap(r, rc, NULL) : XE_OK;
+    if (rc < 0) return wrap(r, rc, NULL);
+    return check_runnable(r);
 }
 
 /* "dir/resnet18.onnx" -> "resnet18" into buf. */

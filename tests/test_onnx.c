@@ -700,6 +700,36 @@ static void test_unrunnable(void **state)
     expect_fail(p, 0, XE_EUNSUPPORTED, want);
 }
 
+/* A graph output must be written by a node: one naming a graph input was accepted
+ * until 2026-12-05, against docs/onnx.md. With several outputs the loss goes on the
+ * last operator's (xe_net_loss_logits says which); the other head gets no backward. */
+static void test_graph_outputs(void **state)
+{
+    (void)state;
+    char p[1024], want[1400];
+    fixture_path(p, sizeof p, "bad_output_is_input", ".onnx");
+    snprintf(want, sizeof want, "%s: graph output \"x\" is a graph input or a constant, not produced by any node", p);
+    expect_fail(p, 0, XE_EINVAL, want);
+
+    xe_net *net = read_ok("two_outputs", 0);
+    assert_int_equal(xe_net_loss_logits(net), -1); /* no loss yet */
+    xe_graph *g = NULL;
+    xe_train_map map;
+    xe_err err = {{0}};
+    assert_int_equal(xe_net_training_graph(net, &g, &map, &err), XE_OK);
+    int lg = xe_net_loss_logits(net);
+    assert_true(lg >= 0);
+    assert_string_equal(net->t[lg].name, "y3");
+    int f2 = (int)(op_named(net, "f2") - net->op), f3 = (int)(op_named(net, "f3") - net->op);
+    assert_true(map.fwd_node[f2] >= 0);
+    assert_int_equal(map.bwd_node[f2], -1); /* y2's head: no gradient */
+    assert_true(map.bwd_node[f3] >= 0);
+    assert_int_equal(g->nodes[map.loss_node].mem, 4 * 5 * 4);
+    xe_graph_free(g);
+    xe_train_map_clear(&map);
+    xe_net_free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_loss_ignore_index),
         cmocka_unit_test(test_param_first_add),
         cmocka_unit_test(test_unrunnable),
+        cmocka_unit_test(test_graph_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

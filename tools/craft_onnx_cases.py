@@ -114,6 +114,22 @@ def unrunnable(outdir):
                "bad_matmul1d", [vi("x", F, [8]), vi("w", F, [8, 16])], [vi("y", F, [16])]), outdir, "bad_matmul1d")
 
 
+def outputs(outdir):
+    """bad_output_is_input.onnx: Gemm(x, w) whose graph output is x, a graph input (refused:
+    a graph output must be written by a node).
+    two_outputs.onnx: PyTorch's two-head shape, x [4, 8] -> f1 Gemm 16 -> Relu -> f2 Gemm 10
+    (output "y2") and f3 Gemm 5 (output "y3", the last node): the loss goes on y3."""
+    x, w = vi("x", F, [4, 8]), vi("w", F, [16, 8])
+    save(model([oh.make_node("Gemm", ["x", "w"], ["y"], name="fc0", transB=1)], "bad_output_is_input", [x, w],
+               [vi("x", F, [4, 8])]), outdir, "bad_output_is_input")
+    nodes = [oh.make_node("Gemm", ["x", "w1"], ["h"], name="f1", transB=1),
+             oh.make_node("Relu", ["h"], ["r"], name="relu"),
+             oh.make_node("Gemm", ["r", "w2"], ["y2"], name="f2", transB=1),
+             oh.make_node("Gemm", ["r", "w3"], ["y3"], name="f3", transB=1)]
+    save(model(nodes, "two_outputs", [x, vi("w1", F, [16, 8]), vi("w2", F, [10, 16]), vi("w3", F, [5, 16])],
+               [vi("y2", F, [4, 10]), vi("y3", F, [4, 5])]), outdir, "two_outputs")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -122,6 +138,7 @@ def main():
     torch_ce(outdir)
     param_first_add(outdir)
     unrunnable(outdir)
+    outputs(outdir)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,14 @@ typedef struct xe_train_map {
  * the labels tensor. XE_EINVAL, XE_ENOMEM. */
 int xe_net_training_graph(xe_net *net, xe_graph **g, xe_train_map *map, xe_err *err);
 
+/* The tensor the net's loss op reads as its logits (the last loss op's input 0, not
+ * followed through views: for a net read from ONNX, the name of the graph output the loss
+ * is on), or -1 when the net has no loss op. A model with several outputs is trained on
+ * the output of its last non-view operator only (xe_net_training_graph); the other
+ * outputs' branches get forward nodes but no backward nodes or parameter gradients
+ * unless they also feed that output. */
+int xe_net_loss_logits(const xe_net *net);
+
 /* Inference graph: forward nodes only (views folded). Same ownership. */
 int xe_net_inference_graph(const xe_net *net, xe_graph **g, xe_train_map *map, xe_err *err);
 

@@ -129,6 +129,13 @@ static int ensure_loss(xe_net *net, xe_err *err)
     return k;
 }
 
+int xe_net_loss_logits(const xe_net *net)
+{
+    for (int k = net->nops - 1; k >= 0; k--)
+        if (net->op[k].kind == XE_OP_LOSS) return net->op[k].in[0];
+    return -1;
+}
+
 static int alloc_map(xe_train_map *map, int nmax, int nops)
 {
     memset(map, 0, sizeof *map);

@@ -894,9 +894,13 @@ static int read_model(rd *r, const model_t *m, int64_t batch)
     for (size_t k = 0; k < r->g->n_node; k++) TRY(read_node(r, r->g->node[k], k));
     for (size_t o = 0; o < r->g->n_output; o++) {
         const char *name = r->g->output[o]->name;
-        if (!name || xe_net_find_tensor(r->net, name) < 0)
+        int t = name ? xe_net_find_tensor(r->net, name) : -1;
+        if (t < 0)
             return xe_err_set(r->err, XE_EINVAL, "%s: graph output \"%s\" is not produced by any node", r->path,
                               name ? name : "");
+        if (r->net->t[t].producer < 0)
+            return xe_err_set(r->err, XE_EINVAL, "%s: graph output \"%s\" is a graph input or a constant, not produced "
+                              "by any node", r->path, name);
     }
     TRY(resolve_add_inputs(r));
     if (batch > 0) {

@@ -730,6 +730,39 @@ static void test_graph_outputs(void **state)
     xe_net_free(net);
 }
 
+/* PyTorch exports F.avg_pool2d(x, 2) as a Pad with all-zero pads and an AveragePool:
+ * the Pad is dropped (its output stands for its input); Pad was an unsupported operator
+ * until 2026-12-05. A Pad that pads is still refused. */
+static void test_zero_pad_dropped(void **state)
+{
+    (void)state;
+    xe_net *net = read_ok("torch_avgpool", 0);
+    int counts[XE_OP_COUNT] = {0};
+    for (int k = 0; k < net->nops; k++) counts[net->op[k].kind]++;
+    assert_int_equal(net->nops, 5); /* Conv, Relu, AveragePool, Flatten, Gemm */
+    assert_int_equal(counts[XE_OP_AVGPOOL], 1);
+    const xe_op *relu = NULL, *pool = NULL;
+    for (int k = 0; k < net->nops; k++) {
+        if (net->op[k].kind == XE_OP_RELU) relu = &net->op[k];
+        if (net->op[k].kind == XE_OP_AVGPOOL) pool = &net->op[k];
+    }
+    assert_non_null(relu);
+    assert_non_null(pool);
+    assert_int_equal(pool->in[0], relu->out); /* reads the Relu's output directly */
+    const xe_tensor *y = &net->t[pool->out];
+    assert_int_equal(y->rank, 4);
+    assert_int_equal(y->dim[1], 4);
+    assert_int_equal(y->dim[2], 3); /* 8 - 3 + 1 = 6, pooled by 2 */
+    assert_int_equal(y->dim[3], 3);
+    xe_net_free(net);
+
+    char p[1024], want[1400];
+    fixture_path(p, sizeof p, "bad_pad_nonzero", ".onnx");
+    snprintf(want, sizeof want, "%s: node \"pad0\": Pad with non-zero pads not supported (only an all-zero Pad, "
+             "which is dropped)", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -744,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_param_first_add),
         cmocka_unit_test(test_unrunnable),
         cmocka_unit_test(test_graph_outputs),
+        cmocka_unit_test(test_zero_pad_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

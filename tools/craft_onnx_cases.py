@@ -130,6 +130,33 @@ def outputs(outdir):
                [vi("y2", F, [4, 10]), vi("y3", F, [4, 5])]), outdir, "two_outputs")
 
 
+def pads(outdir):
+    """torch_avgpool.onnx: PyTorch's export of Conv2d(3, 4, 3) -> ReLU -> F.avg_pool2d(2) ->
+    flatten -> Linear(36, 5) on [2, 3, 8, 8] (graph only, opset 13, training mode), which
+    writes a Pad with all-zero pads before the AveragePool; bad_pad_nonzero.onnx: a Pad of
+    1 on each side (opset 13 pads input), refused."""
+    import torch
+    import torch.nn.functional as tf
+
+    class Avg(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = torch.nn.Conv2d(3, 4, 3)
+            self.fc = torch.nn.Linear(36, 5)
+
+        def forward(self, x):
+            return self.fc(torch.flatten(tf.avg_pool2d(tf.relu(self.c(x)), 2), 1))
+
+    torch.manual_seed(0)
+    torch.onnx.export(Avg(), torch.zeros(2, 3, 8, 8), os.path.join(outdir, "torch_avgpool.onnx"),
+                      export_params=False, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False, opset_version=13, input_names=["input"],
+                      output_names=["out"])
+    nodes = [oh.make_node("Pad", ["x", "p"], ["y"], name="pad0")]
+    save(model(nodes, "bad_pad_nonzero", [vi("x", F, [1, 2, 4, 4])], [vi("y", F, [1, 2, 6, 6])],
+               [oh.make_tensor("p", I64, [8], [0, 0, 1, 1, 0, 0, 1, 1])]), outdir, "bad_pad_nonzero")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -139,6 +166,7 @@ def main():
     param_first_add(outdir)
     unrunnable(outdir)
     outputs(outdir)
+    pads(outdir)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@
  *     variance in training mode, Dropout's mask, MaxPool's indices).
  * Operators: Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul,
  * Relu, LeakyRelu, Dropout, LRN, BatchNormalization, InstanceNormalization, Add, Concat,
- * Flatten, Reshape, Softmax, SoftmaxCrossEntropyLoss, Clip (2-D spatial ops only). */
+ * Flatten, Reshape, Softmax, SoftmaxCrossEntropyLoss, Clip (2-D spatial ops only); a
+ * Pad whose pads are all 0 is dropped (its output names its input), another Pad is
+ * XE_EUNSUPPORTED. */
 #ifndef XENGINE_ONNX_H
 #define XENGINE_ONNX_H
 

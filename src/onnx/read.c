@@ -26,6 +26,9 @@ typedef struct rd {
     int64_t opset;        /* default-domain opset version (0 when not stated) */
     int *undecided;       /* graph inputs read only by Add nodes: data or parameter? */
     int nundecided;
+    const char **alias;   /* outputs of dropped identity nodes (all-zero Pad) ... */
+    int *alias_t;         /* ... and the tensor each stands for */
+    int nalias;
     xe_err *err;
 } rd;
 
@@ -790,6 +793,8 @@ static int resolve_add_inputs(rd *r)
  * first use. */
 static int input_tensor(rd *r, const char *nm, const char *name)
 {
+    for (int a = r->nalias - 1; a >= 0; a--)
+        if (strcmp(r->alias[a], name) == 0) return r->alias_t[a];
     int t = xe_net_find_tensor(r->net, name);
     if (t >= 0) return t;
     tproto_t tmp;
@@ -806,6 +811,55 @@ static int input_tensor(rd *r, const char *nm, const char *name)
     return t < 0 ? (r->err && strncmp(r->err->msg, r->path, strlen(r->path)) != 0 ? wrap(r, t, nm) : t) : t;
 }
 
+/* A Pad node: dropped, its output an alias of its input, when every pad is 0 (PyTorch
+ * writes one before AveragePool for F.avg_pool2d); any other is XE_EUNSUPPORTED. The pads
+ * are the int64 constant of input 1 (opset 11+) or the "pads" attribute (before). */
+static int read_pad(rd *r, const node_t *n, const char *nm)
+{
+    int nonzero = 0;
+    const attr_t *a = find_attr(n, "pads");
+    if (n->n_input > 1 && n->input[1][0]) {
+        tproto_t tmp, ext;
+        int64_t dimbuf[1];
+        int rc;
+        const tproto_t *t = lookup_const(r, n->input[1], &tmp, dimbuf, &rc);
+        if (rc < 0) return rc;
+        if (!t)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Pad's pads \"%s\" is not a constant", r->path,
+                              nm, n->input[1]);
+        char w[300];
+        snprintf(w, sizeof w, "node \"%s\": pads", nm);
+        uint8_t *owned;
+        if (!(t = tp_data(r, t, w, &ext, &owned, &rc))) return rc;
+        int64_t cnt = tp_numel(t);
+        for (int64_t i = 0; i < cnt && !rc; i++) {
+            int64_t v = 0;
+            rc = tp_get_i64(r, t, w, i, &v);
+            nonzero |= v != 0;
+        }
+        free(owned);
+        if (rc < 0) return rc;
+    } else if (a) {
+        for (size_t i = 0; i < a->n_ints; i++) nonzero |= a->ints[i] != 0;
+    }
+    if (nonzero)
+        return xe_err_set(r->err, XE_EUNSUPPORTED,
+                          "%s: node \"%s\": Pad with non-zero pads not supported (only an all-zero Pad, which is "
+                          "dropped)",
+                          r->path, nm);
+    if (n->n_input < 1 || !n->input[0][0]) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no input", r->path, nm);
+    int t = input_tensor(r, nm, n->input[0]);
+    if (t < 0) return t;
+    const char **pa = realloc(r->alias, (size_t)(r->nalias + 1) * sizeof *pa);
+    if (pa) r->alias = pa;
+    int *pt = realloc(r->alias_t, (size_t)(r->nalias + 1) * sizeof *pt);
+    if (pt) r->alias_t = pt;
+    if (!pa || !pt) return xe_err_set(r->err, XE_ENOMEM, "%s: out of memory", r->path);
+    r->alias[r->nalias] = n->output[0]; /* owned by the unpacked model, freed after the net is built */
+    r->alias_t[r->nalias++] = t;
+    return XE_OK;
+}
+
 static int read_node(rd *r, const node_t *n, size_t k)
 {
     char buf[64];
@@ -817,6 +871,7 @@ static int read_node(rd *r, const node_t *n, size_t k)
     if (n->n_output < 1 || !n->output[0][0])
         return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no output", r->path, nm);
     if (strcmp(n->op_type, "Constant") == 0) return XE_OK; /* a tensor, added when read */
+    if (strcmp(n->op_type, "Pad") == 0) return read_pad(r, n, nm);
     int kind = xe_op_kind_from_onnx(n->op_type);
     if (kind < 0)
         return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": unsupported operator \"%s\"", r->path, nm,
@@ -894,7 +949,10 @@ static int read_model(rd *r, const model_t *m, int64_t batch)
     for (size_t k = 0; k < r->g->n_node; k++) TRY(read_node(r, r->g->node[k], k));
     for (size_t o = 0; o < r->g->n_output; o++) {
         const char *name = r->g->output[o]->name;
-        int t = name ? xe_net_find_tensor(r->net, name) : -1;
+        int t = -1;
+        for (int a = r->nalias - 1; name && a >= 0 && t < 0; a--)
+            if (strcmp(r->alias[a], name) == 0) t = r->alias_t[a];
+        if (name && t < 0) t = xe_net_find_tensor(r->net, name);
         if (t < 0)
             return xe_err_set(r->err, XE_EINVAL, "%s: graph output \"%s\" is not produced by any node", r->path,
                               name ? name : "");
@@ -939,6 +997,8 @@ int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64
     int rc = r.net ? read_model(&r, m, batch) : xe_err_set(err, XE_ENOMEM, "%s: out of memory", label);
     onnx__model_proto__free_unpacked(m, NULL);
     free(r.undecided);
+    free(r.alias);
+    free(r.alias_t);
     if (rc < 0) {
         xe_net_free(r.net);
         return rc;

@@ -135,6 +135,15 @@ check "run without a schedule is a usage error" test $? -eq 1
 "$xe" profile "$model" --devices "$devs" >/dev/null 2>&1
 check "profile without -o is a usage error" test $? -eq 1
 
+# models a new user's trial could not run (2026-12-05): PyTorch's F.cross_entropy export
+# (ignore_index -100), fc(self.b + x) (Add(b, x)), F.avg_pool2d (a zero Pad), weights as
+# external data; each planned and run with the gradient check
+for m in torch_ce param_first_add torch_avgpool ext_mlp; do
+  "$xe" solve "$root/tests/data/onnx/$m.onnx" --devices "$devs" --heuristic-only -q -o "$tmp/$m.json" >/dev/null 2>&1 &&
+    "$xe" run "$root/tests/data/onnx/$m.onnx" "$tmp/$m.json" --devices "$devs" --check-grads >"$tmp/$m.out" 2>&1
+  check "$m: solve and run, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
+done
+
 if [ "$fails" -ne 0 ]; then
   echo "--- run output"; cat "$tmp/run.out" "$tmp/run.err" "$tmp/small.err"
   exit 1

@@ -93,6 +93,14 @@ printf '\x08\x07garbage that is no protobuf at all \xff\xff\xff\xff' >"$tmp/garb
 expect truncated 2 "$tmp/truncated.onnx" -- solve "$tmp/truncated.onnx" -o "$tmp/out.json"
 expect garbage 2 "$tmp/garbage.onnx" -- solve "$tmp/garbage.onnx" -o "$tmp/out.json"
 expect empty 2 "$tmp/empty.onnx" -- solve "$tmp/empty.onnx" -o "$tmp/out.json"
+# external data is read from the file next to the model; a copy without it is refused
+# naming the data file (2026-12-05: it was planned and run with random weights)
+cp "$d/ext_mlp.onnx" "$tmp/ext_mlp.onnx"
+expect ext-data-missing 2 "^xengine: error: $tmp/ext_mlp.onnx: tensor \"w\": external data file $tmp/ext_mlp.data cannot be opened$" -- \
+  solve "$tmp/ext_mlp.onnx" -o "$tmp/out.json"
+# a model the executor can never run is refused before planning (2026-12-05)
+expect matmul-1d 2 "node \"mm0\": MatMul of the 1-D operand \"x\" is not supported" -- \
+  solve "$d/bad_matmul1d.onnx" -o "$tmp/out.json"
 expect unsupported 2 'unsupported operator "Cos"' -- solve "$d/bad_unsupported.onnx" -o "$tmp/out.json"
 printf 'gpu0;GPU;0;2;60%%\nhost;CPU;0\n' >"$tmp/bad_line.txt"
 expect bad-device-line 2 "$tmp/bad_line.txt: line 2: 3 fields" -- solve "$d/resnet18.onnx" --batch 2 --devices "$tmp/bad_line.txt" -o "$tmp/out.json"

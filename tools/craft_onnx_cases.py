@@ -157,6 +157,18 @@ def pads(outdir):
                [oh.make_tensor("p", I64, [8], [0, 0, 1, 1, 0, 0, 1, 1])]), outdir, "bad_pad_nonzero")
 
 
+def batch_fixed(outdir):
+    """batch_fixed.onnx: a model that builds at batch 2 only (what PyTorch writes for
+    x.view(2, -1)): x [2, 4, 4] -> Reshape to [2, -1] -> Gemm(w [3, 16], transB). At batch 1
+    the Reshape gives [2, 8] and the Gemm's inner dimensions differ: `sweep --max-batch`
+    must say so before its table."""
+    shape = oh.make_tensor("shape", I64, [2], [2, -1])
+    nodes = [oh.make_node("Reshape", ["x", "shape"], ["h"], name="view0"),
+             oh.make_node("Gemm", ["h", "w"], ["y"], name="fc0", transB=1)]
+    save(model(nodes, "batch_fixed", [vi("x", F, [2, 4, 4]), vi("w", F, [3, 16])], [vi("y", F, [2, 3])], [shape]),
+         outdir, "batch_fixed")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -167,6 +179,7 @@ def main():
     unrunnable(outdir)
     outputs(outdir)
     pads(outdir)
+    batch_fixed(outdir)
 
 
 if __name__ == "__main__":

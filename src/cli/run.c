@@ -223,7 +223,10 @@ int xe_cli_run(int argc, char **argv)
     o.warmup = warmup;
     o.repeat = repeat;
     memcpy(o.threads, m.threads, sizeof o.threads);
-    if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) goto fail;
+    if ((rc = xe_exec_data_init(m.net, seed, &data, &err))) { /* its messages name the net: add the model's path */
+        fprintf(stderr, "xengine: error: %s: %s\n", io.graph, err.msg);
+        goto fail_printed;
+    }
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
     if (rc && !res.sim_valid) { /* one line: the schedule, the executor's error, the simulator's reason */
         fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)\n", path, err.msg,

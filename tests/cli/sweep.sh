@@ -149,6 +149,12 @@ err "bad fraction" 1 "$g" --from abc
 err "zero step" 1 "$g" --step 0%
 err "negative time limit" 1 "$g" --time-limit -1
 err "missing model" 2 "$tmp/nope.onnx"
+# a model that builds at batch 2 only (a Reshape to [2, -1]): refused before the table,
+# naming the batch, the path once (before 2026-12-05: the header, then the path twice)
+err "max-batch: batch fixed in the model" 2 tests/data/onnx/batch_fixed.onnx --max-batch --devices gpu --time-limit 0.2
+check "max-batch: batch fixed: nothing on stdout" "$(wc -c <"$tmp/out")" 0
+check "max-batch: batch fixed: the batch and the path once" \
+  "$(grep -c '^xengine: error: tests/data/onnx/batch_fixed.onnx: batch 1: net batch_fixed: op "fc0" (Gemm): inner dimensions differ: .* (--max-batch grows the batch from 1)$' "$tmp/err")" 1
 err "max-batch on a JSON graph" 1 "$g" --max-batch
 grep -q "needs an ONNX model" "$tmp/err" && ok "max-batch on JSON: says it needs ONNX" || bad "max-batch on JSON: message: $(cat "$tmp/err")"
 err "plot extension" 1 "$g" --plot "$tmp/x.pdf"

@@ -464,6 +464,113 @@ static void test_defaults_names_views(void **state)
     xe_net_free(NULL);
 }
 
+/* An int64 constant vector (or scalar with rank 0) with values v[0..n). */
+static int add_i64(xe_net *net, const char *name, int rank, int n, const int64_t *v)
+{
+    xe_err err = {{0}};
+    int64_t d = n;
+    int i = xe_net_add_tensor(net, name, XE_T_PARAM, XE_DT_INT64, rank, &d, &err);
+    assert_true(i >= 0);
+    net->t[i].idata = malloc((size_t)n * sizeof(int64_t));
+    assert_non_null(net->t[i].idata);
+    memcpy(net->t[i].idata, v, (size_t)n * sizeof(int64_t));
+    return i;
+}
+
+static int add_sf(xe_net *net, xe_shape_fn_kind kind, const char *name, int nin, const int *in, const char *out)
+{
+    xe_err err = {{0}};
+    int f = xe_net_add_shape_fn(net, kind, name, nin, in, out, &err);
+    if (f < 0) fprintf(stderr, "%s\n", err.msg);
+    assert_true(f >= 0);
+    return net->sf[f].out;
+}
+
+static void expect_values(const xe_net *net, int t, int rank, int n, const int64_t *v)
+{
+    assert_int_equal(net->t[t].rank, rank);
+    assert_int_equal(xe_tensor_numel(&net->t[t]), n);
+    assert_non_null(net->t[t].idata);
+    for (int i = 0; i < n; i++) assert_int_equal(net->t[t].idata[i], v[i]);
+}
+
+/* PyTorch's x.view(x.size(0), -1) with a dynamic batch: Shape -> Gather -> Unsqueeze ->
+ * Concat(with [-1]) -> Reshape, evaluated from the shapes at every batch; plus the other
+ * shape computations (Slice, Squeeze, Mul, Add, Sub, Cast) and their errors. */
+static void test_shape_computations(void **state)
+{
+    (void)state;
+    xe_err err = {{0}};
+    xe_net *net = xe_net_new("sv");
+    int x = add_t(net, "x", XE_T_INPUT, 4, 2, 3, 4, 4);
+    int r = add_op(net, XE_OP_RELU, "relu", 1, &x, "r");
+    int s = add_sf(net, XE_SF_SHAPE, "shape0", 1, &net->op[r].out, "s");
+    int i0 = add_i64(net, "i0", 0, 1, (int64_t[]){0});
+    int g = add_sf(net, XE_SF_GATHER, "gather0", 2, (int[]){s, i0}, "g");
+    int u = add_sf(net, XE_SF_UNSQUEEZE, "unsq0", 1, &g, "u");
+    int m1 = add_i64(net, "m1", 1, 1, (int64_t[]){-1});
+    int c = add_sf(net, XE_SF_CONCAT, "cat0", 2, (int[]){u, m1}, "c");
+    /* the other kinds: [s[1] * s[2] * s[3]] via Slice, Squeeze, Mul; (4 + 4) - 3 via Add, Sub */
+    int sl = add_sf(net, XE_SF_SLICE, "slice0", 1, &s, "sl");
+    net->sf[net->nsf - 1].start = 1;
+    net->sf[net->nsf - 1].end = -1; /* [3, 4] */
+    int g2 = add_sf(net, XE_SF_GATHER, "gather1", 2, (int[]){s, add_i64(net, "i3", 1, 1, (int64_t[]){-1})}, "g2");
+    int sq = add_sf(net, XE_SF_SQUEEZE, "sq0", 1, &g2, "sq"); /* scalar 4 */
+    int mu = add_sf(net, XE_SF_MUL, "mul0", 2, (int[]){sl, sq}, "mu"); /* [12, 16] */
+    int ad = add_sf(net, XE_SF_ADD, "add0", 2, (int[]){sq, sq}, "ad"); /* 8 */
+    int sb = add_sf(net, XE_SF_SUB, "sub0", 2, (int[]){ad, add_i64(net, "three", 0, 1, (int64_t[]){3})}, "sb");
+    int ca = add_sf(net, XE_SF_CAST, "cast0", 1, &sb, "ca"); /* 5 */
+    assert_true(xe_net_shape_fn_of(net, c) >= 0);
+    assert_int_equal(xe_net_shape_fn_of(net, m1), -1);
+    assert_int_equal(net->t[c].rank, -1); /* unknown until evaluated */
+    int rs = add_op(net, XE_OP_RESHAPE, "view0", 2, (int[]){net->op[r].out, c}, "y");
+    int fc = add_op(net, XE_OP_RELU, "after", 1, &net->op[rs].out, "z");
+    infer_ok(net);
+    expect_shape(net, rs, 2, 2, 48, 0, 0);
+    expect_values(net, s, 1, 4, (int64_t[]){2, 3, 4, 4});
+    expect_values(net, g, 0, 1, (int64_t[]){2});
+    expect_values(net, c, 1, 2, (int64_t[]){2, -1});
+    expect_values(net, sl, 1, 2, (int64_t[]){3, 4});
+    expect_values(net, sq, 0, 1, (int64_t[]){4});
+    expect_values(net, mu, 1, 2, (int64_t[]){12, 16});
+    expect_values(net, ca, 0, 1, (int64_t[]){5});
+    /* a new batch: the shape value follows it */
+    assert_int_equal(xe_net_set_batch(net, 7, &err), XE_OK);
+    infer_ok(net);
+    expect_shape(net, rs, 2, 7, 48, 0, 0);
+    expect_shape(net, fc, 2, 7, 48, 0, 0);
+    expect_values(net, c, 1, 2, (int64_t[]){7, -1});
+    /* shape computations make no node: relu, after, the loss and two backward nodes */
+    xe_graph *gr = NULL;
+    xe_train_map map = {0};
+    assert_int_equal(xe_net_training_graph(net, &gr, &map, &err), XE_OK);
+    assert_int_equal(gr->n, 5);
+    for (int v = 0; v < gr->n; v++) assert_true(map.op[v] == r || map.op[v] == fc || map.role[v] != XE_TN_FORWARD);
+    xe_graph_free(gr);
+    xe_train_map_clear(&map);
+    xe_net_free(net);
+
+    /* errors name the computation */
+    net = xe_net_new("sv");
+    x = add_t(net, "x", XE_T_INPUT, 2, 2, 3, 0, 0);
+    s = add_sf(net, XE_SF_SHAPE, "shape0", 1, &x, "s");
+    g = add_sf(net, XE_SF_GATHER, "gather0", 2, (int[]){s, add_i64(net, "i7", 0, 1, (int64_t[]){7})}, "g");
+    add_op(net, XE_OP_RELU, "relu", 1, &x, "r");
+    assert_int_equal(xe_net_infer_shapes(net, &err), XE_EINVAL);
+    assert_string_equal(err.msg, "net sv: shape computation \"gather0\" (Gather): index 7 out of range for 2 values");
+    net->t[net->sf[1].in[1]].idata[0] = -2; /* counts from the end: x's dim 0 */
+    infer_ok(net);
+    expect_values(net, g, 0, 1, (int64_t[]){2});
+    u = add_sf(net, XE_SF_UNSQUEEZE, "unsq0", 1, &s, "u"); /* of a 1-D value: refused */
+    assert_int_equal(xe_net_infer_shapes(net, &err), XE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "shape computation \"unsq0\" (Unsqueeze): unsqueeze of the 1-D \"s\""));
+    assert_int_equal(xe_net_add_shape_fn(net, XE_SF_COUNT, "bad", 1, &x, "q", &err), XE_EINVAL);
+    assert_int_equal(xe_net_add_shape_fn(net, XE_SF_SHAPE, "bad", 1, (int[]){99}, "q", &err), XE_EINVAL);
+    assert_int_equal(xe_net_add_shape_fn(net, XE_SF_SHAPE, "bad", 1, &x, "u", &err), XE_EINVAL); /* name taken */
+    assert_string_equal(xe_shape_fn_kind_name(XE_SF_GATHER), "Gather");
+    xe_net_free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_misc_ops),
         cmocka_unit_test(test_unknown_input),
         cmocka_unit_test(test_defaults_names_views),
+        cmocka_unit_test(test_shape_computations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

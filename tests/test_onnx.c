@@ -763,6 +763,71 @@ static void test_zero_pad_dropped(void **state)
     expect_fail(p, 0, XE_EUNSUPPORTED, want);
 }
 
+/* PyTorch's x.view(x.size(0), -1) exported with a dynamic batch (torch_view13 / 11:
+ * Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Unsqueeze's axes an input at opset
+ * 13, an attribute at 11): the shape ops are shape computations evaluated at the batch
+ * given, the Reshape's output follows it, and the training graph has no node for them. */
+static void test_shape_views(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"torch_view13", "torch_view11"};
+    static const int64_t batches[] = {2, 5};
+    for (int f = 0; f < 2; f++)
+        for (int b = 0; b < 2; b++) {
+            xe_net *net = read_ok(names[f], batches[b]);
+            assert_int_equal(net->nops, 7); /* Conv, Relu, Conv, Relu, MaxPool, Reshape, Gemm */
+            assert_int_equal(net->nsf, 5); /* Shape, Gather, Unsqueeze x2, Concat */
+            const char *kinds[5] = {"Shape", "Gather", "Unsqueeze", "Unsqueeze", "Concat"};
+            for (int k = 0; k < 5; k++) assert_string_equal(xe_shape_fn_kind_name(net->sf[k].kind), kinds[k]);
+            const xe_op *rs = NULL, *pool = NULL;
+            for (int k = 0; k < net->nops; k++) {
+                if (net->op[k].kind == XE_OP_RESHAPE) rs = &net->op[k];
+                if (net->op[k].kind == XE_OP_MAXPOOL) pool = &net->op[k];
+            }
+            assert_non_null(rs);
+            assert_non_null(pool);
+            assert_int_equal(rs->in[0], pool->out);
+            const xe_tensor *shape = &net->t[rs->in[1]];
+            assert_int_equal(shape->rank, 1);
+            assert_int_equal(shape->dim[0], 2);
+            assert_int_equal(shape->idata[0], batches[b]); /* the batch given, not the file's 2 */
+            assert_int_equal(shape->idata[1], -1);
+            const xe_tensor *y = &net->t[rs->out];
+            assert_int_equal(y->rank, 2);
+            assert_int_equal(y->dim[0], batches[b]);
+            assert_int_equal(y->dim[1], 36); /* 4 channels x 3 x 3 */
+            xe_graph *g = NULL;
+            xe_train_map map = {0};
+            xe_err err = {{0}};
+            assert_int_equal(xe_net_training_graph(net, &g, &map, &err), XE_OK);
+            assert_int_equal(g->n, 13); /* 6 forward (the Reshape is a view), the loss, 6 backward */
+            for (int v = 0; v < g->n; v++) {
+                const char *op = g->nodes[v].op;
+                assert_null(strstr(op, "Shape"));
+                assert_null(strstr(op, "Gather"));
+                assert_null(strstr(op, "Unsqueeze"));
+                assert_null(strstr(op, "Concat"));
+                assert_null(strstr(op, "Reshape"));
+            }
+            xe_graph_free(g);
+            xe_train_map_clear(&map);
+            xe_net_free(net);
+        }
+    /* the batch is symbolic: a batch size is needed */
+    char p[1024], want[1400];
+    fixture_path(p, sizeof p, "torch_view13", ".onnx");
+    expect_fail(p, 0, XE_EINVAL, "graph input \"input\": batch dimension is not a number");
+    /* shape ops on values are refused, one line naming the model and the node */
+    fixture_path(p, sizeof p, "bad_gather_data", ".onnx");
+    snprintf(want, sizeof want, "%s: node \"embed0\": Gather of \"x\", which is not computed from shapes (a Shape "
+             "output or an int64 constant): data-dependent Gather is not supported", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+    fixture_path(p, sizeof p, "bad_shape_as_data", ".onnx");
+    snprintf(want, sizeof want, "%s: node \"add0\": Add reads \"s\", a value computed from shapes (by \"shape0\"): "
+             "only a Reshape's shape may", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -778,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_unrunnable),
         cmocka_unit_test(test_graph_outputs),
         cmocka_unit_test(test_zero_pad_dropped),
+        cmocka_unit_test(test_shape_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,6 +169,66 @@ def batch_fixed(outdir):
          outdir, "batch_fixed")
 
 
+def shape_views(outdir):
+    """PyTorch's x.view(x.size(0), -1) with a dynamic batch (2026-12-05). Exported with
+    dynamic_axes on the batch, torch 1.13 writes the size as a shape computation,
+    Shape -> Gather(indices constant 0) -> Unsqueeze -> Concat(with constant [-1]) ->
+    Reshape (Unsqueeze's axes an attribute at opset 11, a Constant input at 13); without
+    dynamic_axes it writes the traced batch as a constant instead (batch_fixed.onnx).
+
+    torch_view13.onnx / torch_view11.onnx: Conv2d(3, 4, 3) -> ReLU -> Conv2d(4, 4, 3, pad 1)
+    -> ReLU -> MaxPool2d(2) -> x.view(x.size(0), -1) -> Linear(36, 5) on [N, 3, 8, 8] (N
+    symbolic), opsets 13 and 11.
+    torch_sigmoid.onnx: x.view(x.size(0), x.size(1) * x.size(2)) (Shape, Gather, Mul) ->
+    Linear(16, 32) -> nn.Sigmoid -> Linear(32, 32) -> torch.sigmoid -> Linear(32, 5) on
+    [N, 4, 4], opset 13.
+    bad_gather_data.onnx: Gather of a float input (an embedding lookup: data-dependent),
+    refused; bad_shape_as_data.onnx: Add(x, Shape(x)) on an int64 x reads a shape value as
+    data, refused."""
+    import torch
+
+    class View(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = torch.nn.Conv2d(3, 4, 3)
+            self.c2 = torch.nn.Conv2d(4, 4, 3, padding=1)
+            self.pool = torch.nn.MaxPool2d(2)
+            self.fc = torch.nn.Linear(36, 5)
+
+        def forward(self, x):
+            x = self.pool(torch.relu(self.c2(torch.relu(self.c(x)))))
+            x = x.view(x.size(0), -1)
+            return self.fc(x)
+
+    class SigMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(16, 32)
+            self.act = torch.nn.Sigmoid()
+            self.fc2 = torch.nn.Linear(32, 32)
+            self.fc3 = torch.nn.Linear(32, 5)
+
+        def forward(self, x):
+            x = x.view(x.size(0), x.size(1) * x.size(2))
+            return self.fc3(torch.sigmoid(self.fc2(self.act(self.fc1(x)))))
+
+    torch.manual_seed(0)
+    for name, mod, x, opset in (("torch_view13", View(), torch.zeros(2, 3, 8, 8), 13),
+                                ("torch_view11", View(), torch.zeros(2, 3, 8, 8), 11),
+                                ("torch_sigmoid", SigMLP(), torch.zeros(2, 4, 4), 13)):
+        torch.onnx.export(mod, x, os.path.join(outdir, name + ".onnx"),
+                          export_params=False, training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False, opset_version=opset, input_names=["input"],
+                          output_names=["out"], dynamic_axes={"input": {0: "N"}, "out": {0: "N"}})
+    nodes = [oh.make_node("Gather", ["x", "idx"], ["y"], name="embed0", axis=0)]
+    save(model(nodes, "bad_gather_data", [vi("x", F, [10, 4])], [vi("y", F, [3, 4])],
+               [oh.make_tensor("idx", I64, [3], [1, 2, 3])]), outdir, "bad_gather_data")
+    nodes = [oh.make_node("Shape", ["x"], ["s"], name="shape0"),
+             oh.make_node("Add", ["x", "s"], ["y"], name="add0")]
+    save(model(nodes, "bad_shape_as_data", [vi("x", I64, [2, 2])], [vi("y", I64, [2, 2])]), outdir,
+         "bad_shape_as_data")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -180,6 +240,7 @@ def main():
     outputs(outdir)
     pads(outdir)
     batch_fixed(outdir)
+    shape_views(outdir)
 
 
 if __name__ == "__main__":

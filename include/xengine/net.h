@@ -107,12 +107,51 @@ typedef struct xe_op {
                                 one in [0, classes), as no ignoring is implemented */
 } xe_op;
 
+/* Shape computations (added 2026-12-05): what PyTorch writes for x.view(x.size(0), -1)
+ * with a dynamic batch, Shape -> Gather -> Unsqueeze -> Concat -> Reshape. They are not
+ * operators: each computes a small int64 tensor (a "shape value", role XE_T_PARAM, dtype
+ * XE_DT_INT64, values in idata) from the shapes of tensors and from int64 constants,
+ * evaluated by xe_net_infer_shapes once the shapes it reads are known (so after
+ * xe_net_set_batch the value follows the new batch). A shape value may be read only by
+ * other shape computations and as a Reshape's shape; it makes no node, no memory and no
+ * cost in any graph. Semantics are ONNX's (opset 13; the reader converts opset 11's
+ * attribute forms), restricted to what shape arithmetic needs: */
+typedef enum {
+    XE_SF_SHAPE = 0, /* in[0] any tensor of known shape -> its dims, int64 [rank] */
+    XE_SF_GATHER,    /* data (1-D), indices (scalar or 1-D; negative count from the end),
+                        axis 0 -> data[indices], rank of indices */
+    XE_SF_UNSQUEEZE, /* x (scalar or 1-D), axes = {0} (scalar) -> 1-D */
+    XE_SF_SQUEEZE,   /* x [1] (axes absent or {0}) -> scalar */
+    XE_SF_CONCAT,    /* 1-D x1..xk along axis 0 -> 1-D */
+    XE_SF_CAST,      /* x -> x (a cast to int64 of an int64 value: the identity) */
+    XE_SF_SLICE,     /* x (1-D), start, end, step (axis 0; ONNX clamping) -> 1-D */
+    XE_SF_MUL,       /* a, b (same shape, or one a single element) -> elementwise product */
+    XE_SF_ADD,       /* ... sum */
+    XE_SF_SUB,       /* ... difference */
+    XE_SF_COUNT
+} xe_shape_fn_kind;
+
+typedef struct xe_shape_fn {
+    xe_shape_fn_kind kind;
+    char *name;              /* owned: the ONNX node's name (messages) */
+    int nin;                 /* 1 .. XE_OP_MAX_IN */
+    int in[XE_OP_MAX_IN];    /* tensor indices: Shape's reads only the shape; others
+                                read shape values or int64 constants */
+    int out;                 /* the shape value it computes */
+    int after_op;            /* evaluated before op after_op is inferred (the ops that
+                                existed when it was added: everything it reads) */
+    int64_t start, end, step;/* Slice (ends clamped as ONNX does) */
+} xe_shape_fn;
+
 typedef struct xe_net {
     char *name;              /* owned */
     int nt, nops;
     xe_tensor *t;            /* [nt] */
     xe_op *op;               /* [nops], topological order */
     int cap_t, cap_op;       /* private: growth */
+    int nsf;                 /* shape computations, in the order they are evaluated */
+    xe_shape_fn *sf;         /* [nsf] (owned) */
+    int cap_sf;              /* private: growth */
 } xe_net;
 
 /* New empty network (name copied; NULL means ""). NULL when out of memory. */
@@ -141,6 +180,22 @@ int xe_net_find_tensor(const xe_net *net, const char *name);
 int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const int *in,
                   const char *out_name, xe_err *err);
 
+/* Appends a shape computation (xe_shape_fn above) reading tensors in[0..nin) and writing
+ * a new shape value named out_name (role XE_T_PARAM, dtype XE_DT_INT64, rank -1 until
+ * xe_net_infer_shapes evaluates it); it is evaluated before op net->nops (the next op
+ * added), so everything it reads must exist now. start/end/step are Slice's (ignored by
+ * the others). Returns its index in net->sf >= 0, or XE_EINVAL (bad kind or tensor
+ * index, nin out of range, duplicate output name), XE_ENOMEM. */
+int xe_net_add_shape_fn(xe_net *net, xe_shape_fn_kind kind, const char *name, int nin, const int *in,
+                        const char *out_name, xe_err *err);
+
+/* Index in net->sf of the shape computation writing tensor t, or -1 (t is no shape
+ * value). */
+int xe_net_shape_fn_of(const xe_net *net, int t);
+
+/* ONNX op_type of a shape computation kind ("Shape", "Gather", ...). */
+const char *xe_shape_fn_kind_name(xe_shape_fn_kind k);
+
 /* Infers the shape of every activation from the inputs and parameters, operator by
  * operator, and its dtype: that of the op's input 0 (ONNX's T -> T; a float16 model's
  * activations are float16) (ONNX operator semantics, opset 13; a ceil_mode pooling window starting in
@@ -150,7 +205,10 @@ int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const
  * ConvTranspose output_padding not below its stride or dilation, an input of unknown
  * shape, an output above 2^53 bytes), XE_EUNSUPPORTED for an attribute xengine does not
  * handle (e.g. a Reshape whose shape is not a constant int64 vector, a loss
- * ignore_index that is one of the classes). */
+ * ignore_index that is one of the classes). Shape computations (xe_shape_fn) are
+ * evaluated on the way, each before op after_op, from the shapes known then (their
+ * previous values are dropped first); their errors name the computation:
+ * "net m: shape computation "g0" (Gather): index 4 out of range for 2 values". */
 int xe_net_infer_shapes(xe_net *net, xe_err *err);
 
 /* Replaces the leading (batch) dimension of every XE_T_INPUT and XE_T_LABEL tensor

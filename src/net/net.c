@@ -35,6 +35,8 @@ void xe_net_free(xe_net *net)
         free(net->t[i].idata);
     }
     for (int k = 0; k < net->nops; k++) free(net->op[k].name);
+    for (int f = 0; f < net->nsf; f++) free(net->sf[f].name);
+    free(net->sf);
     free(net->t);
     free(net->op);
     free(net->name);
@@ -164,6 +166,67 @@ int xe_net_add_op(xe_net *net, xe_op_kind kind, const char *name, int nin, const
     set_defaults(o);
     net->t[out].producer = net->nops;
     return net->nops++;
+}
+
+int xe_net_add_shape_fn(xe_net *net, xe_shape_fn_kind kind, const char *name, int nin, const int *in,
+                        const char *out_name, xe_err *err)
+{
+    if (!name || !out_name)
+        return xe_err_set(err, XE_EINVAL, "net %s: shape computation without a name or output name", net->name);
+    if ((int)kind < 0 || kind >= XE_SF_COUNT)
+        return xe_err_set(err, XE_EINVAL, "net %s: shape computation \"%s\": bad kind %d", net->name, name, (int)kind);
+    if (nin < 1 || nin > XE_OP_MAX_IN || !in)
+        return xe_err_set(err, XE_EINVAL, "net %s: shape computation \"%s\": %d inputs (must be 1..%d)", net->name,
+                          name, nin, XE_OP_MAX_IN);
+    for (int j = 0; j < nin; j++)
+        if (in[j] < 0 || in[j] >= net->nt)
+            return xe_err_set(err, XE_EINVAL, "net %s: shape computation \"%s\": input %d is tensor %d (of %d)",
+                              net->name, name, j, in[j], net->nt);
+    if (net->nsf == net->cap_sf) {
+        int cap = net->cap_sf ? 2 * net->cap_sf : 8;
+        xe_shape_fn *p = realloc(net->sf, (size_t)cap * sizeof *p);
+        if (!p) return xe_err_set(err, XE_ENOMEM, "out of memory adding shape computation %s", name);
+        net->sf = p;
+        net->cap_sf = cap;
+    }
+    char *nm = dup_str(name);
+    if (!nm) return xe_err_set(err, XE_ENOMEM, "out of memory adding shape computation %s", name);
+    int out = xe_net_add_tensor(net, out_name, XE_T_PARAM, XE_DT_INT64, -1, NULL, err);
+    if (out < 0) {
+        free(nm);
+        return out;
+    }
+    xe_shape_fn *f = &net->sf[net->nsf];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->name = nm;
+    f->nin = nin;
+    for (int j = 0; j < nin; j++) f->in[j] = in[j];
+    f->out = out;
+    f->after_op = net->nops;
+    f->start = 0;
+    f->end = INT64_MAX;
+    f->step = 1;
+    return net->nsf++;
+}
+
+int xe_net_shape_fn_of(const xe_net *net, int t)
+{
+    for (int f = 0; f < net->nsf; f++)
+        if (net->sf[f].out == t) return f;
+    return -1;
+}
+
+const char *xe_shape_fn_kind_name(xe_shape_fn_kind k)
+{
+    static const char *const names[XE_SF_COUNT] = {
+        [XE_SF_SHAPE] = "Shape",     [XE_SF_GATHER] = "Gather", [XE_SF_UNSQUEEZE] = "Unsqueeze",
+        [XE_SF_SQUEEZE] = "Squeeze", [XE_SF_CONCAT] = "Concat", [XE_SF_CAST] = "Cast",
+        [XE_SF_SLICE] = "Slice",     [XE_SF_MUL] = "Mul",       [XE_SF_ADD] = "Add",
+        [XE_SF_SUB] = "Sub",
+    };
+    if ((int)k < 0 || k >= XE_SF_COUNT) return "unknown";
+    return names[k];
 }
 
 int xe_net_set_batch(xe_net *net, int64_t batch, xe_err *err)

@@ -6,6 +6,7 @@
 #include "xengine/net.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define OPFMT "net %s: op \"%s\" (%s): "
@@ -449,9 +450,180 @@ static int infer_op(xe_net *net, xe_op *o, shp *y, xe_err *err)
     }
 }
 
+/* ---- shape computations (xe_shape_fn) ---------------------------------------------- */
+
+#define SFFMT "net %s: shape computation \"%s\" (%s): "
+#define SFARG(net, f) (net)->name, (f)->name, xe_shape_fn_kind_name((f)->kind)
+#define SF_MAX_VALUES 64 /* elements of a shape value: shapes have at most XE_MAX_RANK */
+
+typedef struct {
+    int rank; /* 0 (a scalar) or 1 */
+    int n;    /* elements */
+    int64_t v[SF_MAX_VALUES];
+} sval;
+
+/* Input j of f as an int64 scalar or vector: a shape value already evaluated or an int64
+ * constant (values in idata). */
+static int sf_in(const xe_net *net, const xe_shape_fn *f, int j, sval *s, xe_err *err)
+{
+    const xe_tensor *t = &net->t[f->in[j]];
+    if (t->dtype != XE_DT_INT64 || !t->idata || t->rank < 0 || t->rank > 1)
+        return xe_err_set(err, XE_EUNSUPPORTED,
+                          SFFMT "input %d \"%s\" is not an int64 scalar or vector computed from shapes and constants",
+                          SFARG(net, f), j, t->name);
+    int64_t n = xe_tensor_numel(t);
+    if (n < 1 || n > SF_MAX_VALUES)
+        return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "input %d \"%s\" has %lld values (1..%d supported)",
+                          SFARG(net, f), j, t->name, (long long)n, SF_MAX_VALUES);
+    s->rank = t->rank;
+    s->n = (int)n;
+    memcpy(s->v, t->idata, (size_t)n * sizeof *s->v);
+    return XE_OK;
+}
+
+static int need_vector(const xe_net *net, const xe_shape_fn *f, int j, const sval *s, xe_err *err)
+{
+    if (s->rank != 1)
+        return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "input %d \"%s\" is a scalar (a 1-D value expected)",
+                          SFARG(net, f), j, net->t[f->in[j]].name);
+    return XE_OK;
+}
+
+/* a op b for Mul / Add / Sub, XE_EINVAL on int64 overflow. */
+static int sf_arith(const xe_net *net, const xe_shape_fn *f, int64_t a, int64_t b, int64_t *y, xe_err *err)
+{
+    int ovf = 0;
+    switch (f->kind) {
+    case XE_SF_MUL:
+        if (a != 0 && b != 0) {
+            int64_t ua = a < 0 ? -a : a, ub = b < 0 ? -b : b; /* |a|, |b| <= 2^62 below */
+            if (a == INT64_MIN || b == INT64_MIN || ua > INT64_MAX / ub) ovf = 1;
+        }
+        if (!ovf) *y = a * b;
+        break;
+    case XE_SF_ADD:
+        ovf = (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+        if (!ovf) *y = a + b;
+        break;
+    default: /* XE_SF_SUB */
+        ovf = (b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b);
+        if (!ovf) *y = a - b;
+        break;
+    }
+    if (ovf)
+        return xe_err_set(err, XE_EINVAL, SFFMT "%lld and %lld overflow int64", SFARG(net, f), (long long)a,
+                          (long long)b);
+    return XE_OK;
+}
+
+/* Evaluates f from its inputs into its output tensor (rank, dim, idata). */
+static int eval_shape_fn(xe_net *net, xe_shape_fn *f, xe_err *err)
+{
+    sval a, b, y = {.rank = 1, .n = 0};
+    int rc;
+    switch (f->kind) {
+    case XE_SF_SHAPE: {
+        const xe_tensor *t = &net->t[f->in[0]];
+        if (t->rank < 0)
+            return xe_err_set(err, XE_EINVAL, SFFMT "input \"%s\" has an unknown shape", SFARG(net, f), t->name);
+        for (int d = 0; d < t->rank; d++) y.v[y.n++] = t->dim[d];
+        break;
+    }
+    case XE_SF_GATHER:
+        if ((rc = sf_in(net, f, 0, &a, err)) < 0 || (rc = need_vector(net, f, 0, &a, err)) < 0) return rc;
+        if (f->nin != 2) return xe_err_set(err, XE_EINVAL, SFFMT "%d inputs (expects 2)", SFARG(net, f), f->nin);
+        if ((rc = sf_in(net, f, 1, &b, err)) < 0) return rc;
+        y.rank = b.rank;
+        for (int i = 0; i < b.n; i++) {
+            int64_t ix = b.v[i] < 0 ? b.v[i] + a.n : b.v[i];
+            if (ix < 0 || ix >= a.n)
+                return xe_err_set(err, XE_EINVAL, SFFMT "index %lld out of range for %d values", SFARG(net, f),
+                                  (long long)b.v[i], a.n);
+            y.v[y.n++] = a.v[ix];
+        }
+        break;
+    case XE_SF_UNSQUEEZE:
+        if ((rc = sf_in(net, f, 0, &a, err)) < 0) return rc;
+        if (a.rank != 0)
+            return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "unsqueeze of the 1-D \"%s\" (into 2-D) not supported",
+                              SFARG(net, f), net->t[f->in[0]].name);
+        y = a;
+        y.rank = 1;
+        break;
+    case XE_SF_SQUEEZE:
+        if ((rc = sf_in(net, f, 0, &a, err)) < 0) return rc;
+        if (a.rank != 1 || a.n != 1)
+            return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "squeeze of \"%s\" (%d values): only a [1] is squeezed",
+                              SFARG(net, f), net->t[f->in[0]].name, a.n);
+        y = a;
+        y.rank = 0;
+        break;
+    case XE_SF_CONCAT:
+        for (int j = 0; j < f->nin; j++) {
+            if ((rc = sf_in(net, f, j, &a, err)) < 0 || (rc = need_vector(net, f, j, &a, err)) < 0) return rc;
+            if (y.n + a.n > SF_MAX_VALUES)
+                return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "more than %d values", SFARG(net, f), SF_MAX_VALUES);
+            memcpy(y.v + y.n, a.v, (size_t)a.n * sizeof *a.v);
+            y.n += a.n;
+        }
+        break;
+    case XE_SF_CAST:
+        if ((rc = sf_in(net, f, 0, &y, err)) < 0) return rc;
+        break;
+    case XE_SF_SLICE: {
+        if ((rc = sf_in(net, f, 0, &a, err)) < 0 || (rc = need_vector(net, f, 0, &a, err)) < 0) return rc;
+        if (f->step < 1)
+            return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "step %lld (only positive steps)", SFARG(net, f),
+                              (long long)f->step);
+        int64_t s0 = f->start < 0 ? f->start + a.n : f->start, e = f->end < 0 ? f->end + a.n : f->end;
+        s0 = s0 < 0 ? 0 : s0 > a.n ? a.n : s0;
+        e = e < 0 ? 0 : e > a.n ? a.n : e;
+        for (int64_t i = s0; i < e; i += f->step) y.v[y.n++] = a.v[i];
+        break;
+    }
+    case XE_SF_MUL:
+    case XE_SF_ADD:
+    case XE_SF_SUB:
+        if (f->nin != 2) return xe_err_set(err, XE_EINVAL, SFFMT "%d inputs (expects 2)", SFARG(net, f), f->nin);
+        if ((rc = sf_in(net, f, 0, &a, err)) < 0 || (rc = sf_in(net, f, 1, &b, err)) < 0) return rc;
+        if (a.n != b.n && a.n != 1 && b.n != 1)
+            return xe_err_set(err, XE_EINVAL, SFFMT "%d and %d values do not broadcast", SFARG(net, f), a.n, b.n);
+        y.rank = a.rank > b.rank ? a.rank : b.rank;
+        y.n = a.n > b.n ? a.n : b.n;
+        for (int i = 0; i < y.n; i++)
+            if ((rc = sf_arith(net, f, a.v[a.n == 1 ? 0 : i], b.v[b.n == 1 ? 0 : i], &y.v[i], err)) < 0) return rc;
+        break;
+    default: return xe_err_set(err, XE_EINVAL, SFFMT "unknown kind", SFARG(net, f));
+    }
+    if (y.n < 1)
+        return xe_err_set(err, XE_EUNSUPPORTED, SFFMT "an empty value is not supported", SFARG(net, f));
+    xe_tensor *out = &net->t[f->out];
+    int64_t *p = malloc((size_t)y.n * sizeof *p);
+    if (!p) return xe_err_set(err, XE_ENOMEM, SFFMT "out of memory", SFARG(net, f));
+    memcpy(p, y.v, (size_t)y.n * sizeof *p);
+    free(out->idata);
+    out->idata = p;
+    out->dtype = XE_DT_INT64;
+    out->rank = y.rank;
+    for (int d = 0; d < XE_MAX_RANK; d++) out->dim[d] = 0;
+    if (y.rank == 1) out->dim[0] = y.n;
+    return XE_OK;
+}
+
 int xe_net_infer_shapes(xe_net *net, xe_err *err)
 {
+    for (int f = 0; f < net->nsf; f++) { /* values of an earlier batch are stale */
+        xe_tensor *out = &net->t[net->sf[f].out];
+        free(out->idata);
+        out->idata = NULL;
+        out->rank = -1;
+    }
+    int nextf = 0;
     for (int k = 0; k < net->nops; k++) {
+        for (; nextf < net->nsf && net->sf[nextf].after_op <= k; nextf++) {
+            int rc = eval_shape_fn(net, &net->sf[nextf], err);
+            if (rc < 0) return rc;
+        }
         xe_op *o = &net->op[k];
         for (int j = 0; j < o->nin; j++) {
             const xe_tensor *t = in_t(net, o, j);
@@ -477,6 +649,10 @@ int xe_net_infer_shapes(xe_net *net, xe_err *err)
         /* every operator keeps its data's element type (ONNX: T -> T), so a float16
          * model's activations take 2 bytes an element (until 2026-12-05, 4) */
         out->dtype = in_t(net, o, 0)->dtype;
+    }
+    for (; nextf < net->nsf; nextf++) { /* computations no op reads (harmless) */
+        int rc = eval_shape_fn(net, &net->sf[nextf], err);
+        if (rc < 0) return rc;
     }
     return XE_OK;
 }

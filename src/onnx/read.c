@@ -860,6 +860,186 @@ static int read_pad(rd *r, const node_t *n, const char *nm)
     return XE_OK;
 }
 
+/* ---- shape computations ------------------------------------------------------------ */
+
+/* 1 when tensor t is a shape value: computed by a shape computation, or an int64
+ * constant with values. */
+static int is_shape_value(const xe_net *net, int t)
+{
+    if (xe_net_shape_fn_of(net, t) >= 0) return 1;
+    return net->t[t].role == XE_T_PARAM && net->t[t].dtype == XE_DT_INT64 && net->t[t].idata != NULL;
+}
+
+/* The values of the int64 constant `input` (an initializer or a Constant), at most max
+ * of them, into v[*n]. XE_EUNSUPPORTED when it is not a constant. */
+static int const_i64s(rd *r, const char *nm, const char *input, const char *what, int64_t *v, int max, int *n)
+{
+    tproto_t tmp, ext;
+    int64_t dimbuf[1];
+    int rc;
+    const tproto_t *t = lookup_const(r, input, &tmp, dimbuf, &rc);
+    if (rc < 0) return rc;
+    if (!t)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not a constant", r->path, nm, what,
+                          input);
+    if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not int64", r->path, nm, what,
+                          input);
+    int64_t cnt = tp_numel(t);
+    if (cnt < 0 || cnt > max)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" has %lld values (at most %d)", r->path,
+                          nm, what, input, (long long)cnt, max);
+    char w[300];
+    snprintf(w, sizeof w, "node \"%s\": %s", nm, what);
+    uint8_t *owned;
+    if (!(t = tp_data(r, t, w, &ext, &owned, &rc))) return rc;
+    for (int64_t i = 0; i < cnt && !rc; i++) rc = tp_get_i64(r, t, w, i, &v[i]);
+    free(owned);
+    *n = (int)cnt;
+    return rc < 0 ? rc : XE_OK;
+}
+
+/* Unsqueeze's / Squeeze's axes (the attribute before opset 13, the constant input 1
+ * from 13): absent, or exactly one axis, 0 or -1 (shape values are scalars or vectors). */
+static int axis0_only(rd *r, const node_t *n, const char *nm, int absent_ok)
+{
+    int64_t ax[8];
+    int nax = 0;
+    const attr_t *a = find_attr(n, "axes");
+    if (a) {
+        nax = a->n_ints < 8 ? (int)a->n_ints : 8;
+        for (int i = 0; i < nax; i++) ax[i] = a->ints[i];
+        if (a->n_ints > 8) nax = 9;
+    } else if (n->n_input > 1 && n->input[1][0]) {
+        TRY(const_i64s(r, nm, n->input[1], "axes", ax, 8, &nax));
+    } else if (absent_ok) {
+        return XE_OK;
+    }
+    if (nax != 1 || (ax[0] != 0 && ax[0] != -1))
+        return xe_err_set(r->err, XE_EUNSUPPORTED,
+                          "%s: node \"%s\": %s of a shape value with axes other than [0] not supported", r->path, nm,
+                          n->op_type);
+    return XE_OK;
+}
+
+#define NOT_SHAPE 1 /* read_shape_fn: the node computes on data, read it as an operator */
+
+/* A node of the shape-arithmetic kinds (Shape, Gather, Unsqueeze, Squeeze, Concat, Cast,
+ * Slice, Mul, Add, Sub) whose inputs are shapes: added as an xe_shape_fn, evaluated by
+ * shape inference. Concat and Add on other tensors are operators (NOT_SHAPE returned);
+ * any other of these kinds reading a tensor that is not a shape value is data-dependent
+ * and refused (XE_EUNSUPPORTED naming the model, the node and the tensor). */
+static int read_shape_fn(rd *r, const node_t *n, const char *nm, xe_shape_fn_kind kind)
+{
+    int64_t i64;
+    int g;
+    size_t nin = n->n_input;
+    while (nin > 0 && !n->input[nin - 1][0]) nin--;
+    if (nin == 0) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no input", r->path, nm);
+    if (n->n_output > 1)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s with %zu outputs", r->path, nm, n->op_type,
+                          n->n_output);
+    /* the inputs the computation reads: Unsqueeze / Squeeze / Slice take the rest as
+     * constants (below) */
+    size_t nread = kind == XE_SF_UNSQUEEZE || kind == XE_SF_SQUEEZE || kind == XE_SF_SLICE || kind == XE_SF_SHAPE ||
+                           kind == XE_SF_CAST ? 1 : nin;
+    if (nread > XE_OP_MAX_IN)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %zu inputs (at most %d)", r->path, nm, nread,
+                          XE_OP_MAX_IN);
+    int in[XE_OP_MAX_IN];
+    for (size_t j = 0; j < nread; j++) {
+        if (!n->input[j][0])
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": optional input %zu left out before others",
+                              r->path, nm, j);
+        if ((in[j] = input_tensor(r, nm, n->input[j])) < 0) return in[j];
+    }
+    if (kind != XE_SF_SHAPE) {
+        int shapes = 0;
+        for (size_t j = 0; j < nread; j++) shapes += is_shape_value(r->net, in[j]);
+        if (shapes < (int)nread) {
+            if (kind == XE_SF_CONCAT || kind == XE_SF_ADD) return NOT_SHAPE;
+            for (size_t j = 0; j < nread; j++)
+                if (!is_shape_value(r->net, in[j]))
+                    return xe_err_set(r->err, XE_EUNSUPPORTED,
+                                      "%s: node \"%s\": %s of \"%s\", which is not computed from shapes (a Shape "
+                                      "output or an int64 constant): data-dependent %s is not supported",
+                                      r->path, nm, n->op_type, n->input[j], n->op_type);
+        }
+    }
+    int64_t start = 0, end = INT64_MAX, step = 1;
+    switch (kind) {
+    case XE_SF_SHAPE:
+        if (find_attr(n, "start") || find_attr(n, "end"))
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Shape with start / end not supported", r->path,
+                              nm);
+        break;
+    case XE_SF_GATHER:
+    case XE_SF_CONCAT:
+        IF_GOT(get_int(r, n, nm, "axis", &i64)) if (i64 != 0 && i64 != -1)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s of shape values along axis %lld (0 only)",
+                              r->path, nm, n->op_type, (long long)i64);
+        if (kind == XE_SF_GATHER && nin != 2)
+            return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\": Gather with %zu inputs", r->path, nm, nin);
+        if (kind == XE_SF_CONCAT && !find_attr(n, "axis"))
+            return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\": Concat without axis", r->path, nm);
+        break;
+    case XE_SF_UNSQUEEZE: TRY(axis0_only(r, n, nm, 0)); break;
+    case XE_SF_SQUEEZE: TRY(axis0_only(r, n, nm, 1)); break;
+    case XE_SF_CAST:
+        if ((g = get_int(r, n, nm, "to", &i64)) < 0) return g;
+        if (!g || i64 != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+            return xe_err_set(r->err, XE_EUNSUPPORTED,
+                              "%s: node \"%s\": Cast of a shape value to type %lld not supported (int64 only)", r->path,
+                              nm, g ? (long long)i64 : -1LL);
+        break;
+    case XE_SF_SLICE: {
+        int64_t v[4][2];
+        int cnt[4] = {0, 0, 0, 0};
+        static const char *const what[4] = {"starts", "ends", "axes", "steps"};
+        for (int q = 0; q < 4; q++) {
+            const attr_t *a = r->opset > 0 && r->opset < 10 ? find_attr(n, what[q]) : NULL;
+            if (a) {
+                cnt[q] = a->n_ints == 1 ? 1 : 2;
+                if (a->n_ints == 1) v[q][0] = a->ints[0];
+            } else if (nin > (size_t)q + 1) {
+                TRY(const_i64s(r, nm, n->input[q + 1], what[q], v[q], 2, &cnt[q]));
+            }
+        }
+        if (cnt[0] != 1 || cnt[1] != 1 || cnt[2] > 1 || cnt[3] > 1 || (cnt[2] == 1 && v[2][0] != 0 && v[2][0] != -1))
+            return xe_err_set(r->err, XE_EUNSUPPORTED,
+                              "%s: node \"%s\": Slice of a shape value other than one range along axis 0 not supported",
+                              r->path, nm);
+        start = v[0][0];
+        end = v[1][0];
+        if (cnt[3] == 1) step = v[3][0];
+        if (step < 1)
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Slice of a shape value with step %lld (positive "
+                              "steps only)", r->path, nm, (long long)step);
+        break;
+    }
+    case XE_SF_MUL:
+    case XE_SF_ADD:
+    case XE_SF_SUB:
+        if (nin != 2) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\": %s with %zu inputs", r->path, nm, n->op_type, nin);
+        break;
+    default: break;
+    }
+    int f = xe_net_add_shape_fn(r->net, kind, nm, (int)nread, in, n->output[0], r->err);
+    if (f < 0) return wrap(r, f, nm);
+    r->net->sf[f].start = start;
+    r->net->sf[f].end = end;
+    r->net->sf[f].step = step;
+    return XE_OK;
+}
+
+/* The shape computation kind of an ONNX op_type, or -1. */
+static int shape_fn_kind(const char *op_type)
+{
+    for (int k = 0; k < XE_SF_COUNT; k++)
+        if (strcmp(op_type, xe_shape_fn_kind_name((xe_shape_fn_kind)k)) == 0) return k;
+    return -1;
+}
+
 static int read_node(rd *r, const node_t *n, size_t k)
 {
     char buf[64];
@@ -872,6 +1052,11 @@ static int read_node(rd *r, const node_t *n, size_t k)
         return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no output", r->path, nm);
     if (strcmp(n->op_type, "Constant") == 0) return XE_OK; /* a tensor, added when read */
     if (strcmp(n->op_type, "Pad") == 0) return read_pad(r, n, nm);
+    int sk = shape_fn_kind(n->op_type);
+    if (sk >= 0) {
+        int rc = read_shape_fn(r, n, nm, (xe_shape_fn_kind)sk);
+        if (rc != NOT_SHAPE) return rc;
+    }
     int kind = xe_op_kind_from_onnx(n->op_type);
     if (kind < 0)
         return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": unsupported operator \"%s\"", r->path, nm,
@@ -895,6 +1080,12 @@ static int read_node(rd *r, const node_t *n, size_t k)
                               r->path, nm, j);
         in[j] = input_tensor(r, nm, n->input[j]);
         if (in[j] < 0) return in[j];
+        int f = xe_net_shape_fn_of(r->net, in[j]);
+        if (f >= 0 && !(kind == XE_OP_RESHAPE && j == 1))
+            return xe_err_set(r->err, XE_EUNSUPPORTED,
+                              "%s: node \"%s\": %s reads \"%s\", a value computed from shapes (by \"%s\"): only a "
+                              "Reshape's shape may",
+                              r->path, nm, n->op_type, n->input[j], r->net->sf[f].name);
     }
     int op = xe_net_add_op(r->net, (xe_op_kind)kind, nm, (int)nin, in, n->output[0], r->err);
     if (op < 0) return wrap(r, op, nm);

@@ -144,6 +144,19 @@ for m in torch_ce param_first_add torch_avgpool ext_mlp; do
   check "$m: solve and run, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
 done
 
+# PyTorch's x.view(x.size(0), -1) with a dynamic batch (Shape -> Gather -> Unsqueeze ->
+# Concat -> Reshape, opsets 13 and 11; 2026-12-05): planned at batch 3, not the file's 2,
+# on one device at 80% of the no-recomputation peak, which forces recomputations, and run
+# with the gradient check
+for m in torch_view13 torch_view11; do
+  "$xe" solve "$root/tests/data/onnx/$m.onnx" --batch 3 --devices "$root/tests/data/cpu1_devices.json" --budget 80% \
+    --heuristic-only -q -o "$tmp/$m.json" >"$tmp/$m.solve" 2>&1
+  check "$m: solve at batch 3 and 80% recomputes" grep -q ' computes ([1-9][0-9]* recomputations)' "$tmp/$m.solve"
+  "$xe" run "$root/tests/data/onnx/$m.onnx" "$tmp/$m.json" --batch 3 --devices "$root/tests/data/cpu1_devices.json" \
+    --check-grads >"$tmp/$m.out" 2>&1
+  check "$m: run with recomputations, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
+done
+
 if [ "$fails" -ne 0 ]; then
   echo "--- run output"; cat "$tmp/run.out" "$tmp/run.err" "$tmp/small.err"
   exit 1

@@ -422,10 +422,47 @@ static void test_devices_lines(void **state)
     }
 }
 
+/* Sigmoid (2026-12-05): x [4, 8] -> sigmoid -> gemm (W [3, 8]ᵀ) -> loss. Forward 4 FLOP an
+ * element (negate, exp, add, divide), backward 3 (dY Y (1 - Y)); the backward reads the
+ * forward's output Y, not X (the data input, no node). */
+static void test_work_sigmoid(void **state)
+{
+    (void)state;
+    xe_err err = {{0}};
+    xe_net *net = xe_net_new("sig");
+    assert_non_null(net);
+    int64_t dx[2] = {4, 8}, dW[2] = {3, 8};
+    int x = xe_net_add_tensor(net, "x", XE_T_INPUT, XE_DT_FLOAT32, 2, dx, &err);
+    int W = xe_net_add_tensor(net, "W", XE_T_PARAM, XE_DT_FLOAT32, 2, dW, &err);
+    int k = xe_net_add_op(net, XE_OP_SIGMOID, "sig", 1, &x, "s", &err);
+    assert_true(k >= 0);
+    int in[2] = {net->op[k].out, W};
+    k = xe_net_add_op(net, XE_OP_GEMM, "fc", 2, in, "logits", &err);
+    assert_true(k >= 0);
+    net->op[k].trans_b = 1;
+    if (xe_net_infer_shapes(net, &err)) fail_msg("%s", err.msg);
+    xe_graph *g = NULL;
+    xe_train_map m;
+    assert_int_equal(xe_net_training_graph(net, &g, &m, &err), XE_OK);
+    xe_work w;
+    /* 32 elements: reads x 128 B, writes Y 128 B */
+    assert_int_equal(xe_cost_node_work(net, g, &m, node(g, "sig"), &w, &err), XE_OK);
+    near(w.flops, 4 * 32, "sigmoid flops");
+    near(w.bytes, 128 + 128, "sigmoid bytes");
+    /* reads dY 128 B and Y 128 B; x needs no gradient (0 B written) */
+    assert_int_equal(xe_cost_node_work(net, g, &m, node(g, "sig_grad"), &w, &err), XE_OK);
+    near(w.flops, 3 * 32, "sigmoid backward flops");
+    near(w.bytes, 128 + 128, "sigmoid backward bytes");
+    xe_graph_free(g);
+    xe_train_map_clear(&m);
+    xe_net_free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_by_hand),
+        cmocka_unit_test(test_work_sigmoid),
         cmocka_unit_test(test_work_norm_pool_add_concat),
         cmocka_unit_test(test_roofline_and_presets),
         cmocka_unit_test(test_instance),

@@ -116,6 +116,20 @@ static xe_net *net_mlp(void)
     return net;
 }
 
+/* x [4, 8] -> Gemm 16 -> Sigmoid -> Gemm 16 -> Sigmoid -> Gemm 5 (Sigmoid's backward reads
+ * its output Y: dX = dY Y (1 - Y)) */
+static xe_net *net_sigmoid(void)
+{
+    xe_net *net = xe_net_new("sigmoid");
+    int x = tensor(net, "x", XE_T_INPUT, 2, 4, 8, 0, 0);
+    x = gemm(net, "fc1", x, 8, 16);
+    x = unary(net, XE_OP_SIGMOID, "sig1", x);
+    x = gemm(net, "fc2", x, 16, 16);
+    x = unary(net, XE_OP_SIGMOID, "sig2", x);
+    gemm(net, "fc3", x, 16, 5);
+    return net;
+}
+
 /* x [2, 3, 8, 8] -> Conv 4 -> BN -> Relu -> MaxPool 2 -> Flatten -> Gemm 5 */
 static xe_net *net_cnn(void)
 {
@@ -434,6 +448,7 @@ static void test_concat(void **state) { (void)state; check_net(net_concat); }
 static void test_misc(void **state) { (void)state; check_net(net_misc); }
 static void test_tied(void **state) { (void)state; check_net(net_tied); }
 static void test_gemmt(void **state) { (void)state; check_net(net_gemmt); }
+static void test_sigmoid(void **state) { (void)state; check_net(net_sigmoid); }
 
 /* Loss of one step with parameter t's element i shifted by h. */
 static double loss_at(fixture *f, const xe_schedule *s, int t, int64_t i, double h)
@@ -496,6 +511,60 @@ static void test_fd_concat(void **state) { (void)state; fd_check(net_concat); }
 static void test_fd_misc(void **state) { (void)state; fd_check(net_misc); }
 static void test_fd_tied(void **state) { (void)state; fd_check(net_tied); }
 static void test_fd_gemmt(void **state) { (void)state; fd_check(net_gemmt); }
+static void test_fd_sigmoid(void **state) { (void)state; fd_check(net_sigmoid); }
+
+/* Sigmoid's backward by hand: x [4, 8] -> fc1 (zero weights and bias) -> Sigmoid -> fc2,
+ * so Y = 0.5 everywhere and dX = dY * 0.5 * (1 - 0.5) = dY / 4 with dY = dlogits W2;
+ * d loss / d fc1_b[j] = sum_n dX[n, j], computed here in double from W2, b2 and the
+ * labels (logits = b2 + 0.5 rowsum(W2), the same for every n). */
+static void test_sigmoid_by_hand(void **state)
+{
+    (void)state;
+    xe_net *net = xe_net_new("sigmoid1");
+    int x = tensor(net, "x", XE_T_INPUT, 2, 4, 8, 0, 0);
+    x = gemm(net, "fc1", x, 8, 6);
+    x = unary(net, XE_OP_SIGMOID, "sig", x);
+    gemm(net, "fc2", x, 6, 5);
+    fixture f;
+    setup_net(&f, net, 1, 0);
+    xe_err err;
+    xe_schedule keep;
+    xe_schedule_init(&keep);
+    assert_int_equal(xe_exec_keep_all_schedule(f.g, 0, &keep, &err), XE_OK);
+    xe_exec_data d;
+    assert_int_equal(xe_exec_data_init(f.net, 5, &d, &err), XE_OK);
+    int w1 = xe_net_find_tensor(f.net, "fc1_w"), b1 = xe_net_find_tensor(f.net, "fc1_b");
+    int w2 = xe_net_find_tensor(f.net, "fc2_w"), b2 = xe_net_find_tensor(f.net, "fc2_b");
+    assert_true(w1 >= 0 && b1 >= 0 && w2 >= 0 && b2 >= 0);
+    memset(d.val[w1], 0, 6 * 8 * sizeof(float));
+    memset(d.val[b1], 0, 6 * sizeof(float));
+    xe_exec_result r;
+    xe_exec_opts o;
+    xe_exec_opts_default(&o);
+    assert_int_equal(xe_exec_run(f.net, &f.map, f.inst, &keep, &d, &o, &r, &err), XE_OK);
+    const float *W2 = d.val[w2], *B2 = d.val[b2]; /* fc2_w [5, 6] (transB) */
+    double z[5], p[5], zmax = -1e300, sum = 0, loss = 0;
+    for (int k = 0; k < 5; k++) {
+        z[k] = B2[k];
+        for (int j = 0; j < 6; j++) z[k] += 0.5 * W2[k * 6 + j];
+        if (z[k] > zmax) zmax = z[k];
+    }
+    for (int k = 0; k < 5; k++) sum += exp(z[k] - zmax);
+    for (int k = 0; k < 5; k++) p[k] = exp(z[k] - zmax) / sum;
+    for (int n = 0; n < 4; n++) loss -= log(p[d.labels[n]]) / 4.0;
+    assert_true(fabs(r.loss - loss) < 1e-5);
+    for (int j = 0; j < 6; j++) {
+        double want = 0;
+        for (int n = 0; n < 4; n++)
+            for (int k = 0; k < 5; k++) want += (p[k] - (d.labels[n] == k)) / 4.0 * W2[k * 6 + j] * 0.25;
+        if (fabs(d.grad[b1][j] - want) > 1e-6 + 1e-5 * fabs(want))
+            fail_msg("d loss / d fc1_b[%d]: %g, by hand %g", j, d.grad[b1][j], want);
+    }
+    assert_true(fabs(d.grad[b1][0]) > 1e-6); /* not trivially zero */
+    xe_exec_data_clear(&d);
+    xe_schedule_clear(&keep);
+    teardown_net(&f);
+}
 
 /* The loss by hand: MLP whose fc2 has zero weights and bias -> logits all 0 -> softmax
  * uniform over 5 classes -> loss = ln 5; d loss / d fc2_b[j] = mean_n (1/5 - [label_n == j]). */
@@ -663,6 +732,8 @@ int main(void)
         cmocka_unit_test(test_misc),            cmocka_unit_test(test_fd_misc),
         cmocka_unit_test(test_tied),            cmocka_unit_test(test_fd_tied),
         cmocka_unit_test(test_gemmt),           cmocka_unit_test(test_fd_gemmt),
+        cmocka_unit_test(test_sigmoid),         cmocka_unit_test(test_fd_sigmoid),
+        cmocka_unit_test(test_sigmoid_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

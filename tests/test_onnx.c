@@ -828,6 +828,56 @@ static void test_shape_views(void **state)
     expect_fail(p, 0, XE_EUNSUPPORTED, want);
 }
 
+/* torch_sigmoid: PyTorch's nn.Sigmoid and torch.sigmoid are Sigmoid ops, whose backward
+ * node reads the forward node (its output Y); the flatten x.view(x.size(0), x.size(1) *
+ * x.size(2)) is 3 Shape, 3 Gather, a Mul, 2 Unsqueeze and a Concat, evaluated at the
+ * batch given. */
+static void test_sigmoid_model(void **state)
+{
+    (void)state;
+    static const int64_t batches[] = {2, 6};
+    for (int b = 0; b < 2; b++) {
+        int64_t n = batches[b];
+        xe_net *net = read_ok("torch_sigmoid", n);
+        int counts[XE_OP_COUNT] = {0};
+        for (int k = 0; k < net->nops; k++) counts[net->op[k].kind]++;
+        assert_int_equal(net->nops, 6);
+        assert_int_equal(counts[XE_OP_SIGMOID], 2);
+        assert_int_equal(counts[XE_OP_GEMM], 3);
+        assert_int_equal(counts[XE_OP_RESHAPE], 1);
+        assert_int_equal(net->nsf, 10);
+        const xe_op *rs = &net->op[0];
+        assert_int_equal(rs->kind, XE_OP_RESHAPE);
+        assert_int_equal(net->t[rs->in[1]].idata[0], n);
+        assert_int_equal(net->t[rs->in[1]].idata[1], 16); /* 4 x 4, by the Mul */
+        assert_int_equal(net->t[rs->out].dim[0], n);
+        assert_int_equal(net->t[rs->out].dim[1], 16);
+        xe_graph *g = NULL;
+        xe_train_map map = {0};
+        xe_err err = {{0}};
+        assert_int_equal(xe_net_training_graph(net, &g, &map, &err), XE_OK);
+        assert_int_equal(g->n, 11); /* 5 forward, the loss, 5 backward */
+        int seen = 0;
+        for (int k = 0; k < net->nops; k++) {
+            if (net->op[k].kind != XE_OP_SIGMOID) continue;
+            int f = map.fwd_node[k], bw = map.bwd_node[k];
+            assert_true(f >= 0 && bw >= 0);
+            assert_string_equal(g->nodes[f].op, "Sigmoid");
+            assert_string_equal(g->nodes[bw].op, "SigmoidGrad");
+            assert_int_equal(g->nodes[f].mem, n * 32 * 4);  /* Y [n, 32] float32 */
+            assert_int_equal(g->nodes[bw].mem, n * 32 * 4); /* dX, the size of X */
+            int reads_y = 0;
+            for (int e = g->pred_off[bw]; e < g->pred_off[bw + 1]; e++) reads_y |= g->pred[e] == f;
+            assert_true(reads_y);
+            seen++;
+        }
+        assert_int_equal(seen, 2);
+        xe_graph_free(g);
+        xe_train_map_clear(&map);
+        xe_net_free(net);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -844,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_graph_outputs),
         cmocka_unit_test(test_zero_pad_dropped),
         cmocka_unit_test(test_shape_views),
+        cmocka_unit_test(test_sigmoid_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,8 @@ typedef enum {
     XE_OP_SOFTMAX,           /* X -> Y along axis                  (Softmax) */
     XE_OP_LOSS,              /* logits, labels -> mean cross-entropy (added for training) */
     XE_OP_CLIP,              /* X[, min, max] -> Y, clip_min/clip_max (Clip; ReLU6) */
+    XE_OP_SIGMOID,           /* X -> Y = 1 / (1 + exp(-X)); backward dX = dY Y (1 - Y)
+                                from Y (Sigmoid; 2026-12-05) */
     XE_OP_COUNT
 } xe_op_kind;
 
@@ -237,7 +239,8 @@ int xe_net_act_producer(const xe_net *net, int i);
 
 /* What the backward of an op kind reads besides its output gradient
  * (docs/training-graph.md): XE_BWD_READS_X its activation input 0, XE_BWD_READS_Y its
- * own forward output, XE_BWD_READS_ALL every activation input (Gemm, MatMul); 0 for
+ * own forward output (Relu, Sigmoid, Dropout, Softmax), XE_BWD_READS_ALL every
+ * activation input (Gemm, MatMul); 0 for
  * AveragePool, GlobalAveragePool, Add, Concat. One table for the training graph's edges
  * (src/net/train.c) and the executor's residency checks (src/exec/rt.c). */
 enum { XE_BWD_READS_X = 1, XE_BWD_READS_Y = 2, XE_BWD_READS_ALL = 4 };

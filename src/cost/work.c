@@ -66,6 +66,7 @@ static double fwd_flops(const xe_net *net, int k, int training)
     case XE_OP_BATCHNORM: return training ? 7 * y : 2 * y;
     case XE_OP_INSTANCENORM: return 7 * y;
     case XE_OP_SOFTMAX: return 5 * y;
+    case XE_OP_SIGMOID: return 4 * y; /* negate, exp, add, divide */
     case XE_OP_CONCAT: return 0;
     case XE_OP_LOSS: return 8 * x; /* softmax, log, mean and the gradient on the logits */
     default: return y;             /* element-wise: Relu, LeakyRelu, Clip, Dropout, Add */
@@ -97,6 +98,7 @@ static double bwd_flops(const xe_net *net, int k)
     case XE_OP_BATCHNORM:
     case XE_OP_INSTANCENORM: return 8 * y; /* d(scale), d(B) reductions and dX */
     case XE_OP_SOFTMAX: return 4 * y;
+    case XE_OP_SIGMOID: return 3 * y; /* dY Y (1 - Y) */
     case XE_OP_CONCAT: return 0;
     case XE_OP_ADD: {
         int n = 0;

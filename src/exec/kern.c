@@ -13,6 +13,7 @@ int xe_kern_forward(xe_kargs *a, xe_err *err)
     case XE_OP_MATMUL: return xe_kern_gemm_fwd(a, err);
     case XE_OP_RELU:
     case XE_OP_LEAKY_RELU:
+    case XE_OP_SIGMOID:
     case XE_OP_CLIP: return xe_kern_elt_fwd(a, err);
     case XE_OP_BATCHNORM:
     case XE_OP_INSTANCENORM:
@@ -40,6 +41,7 @@ int xe_kern_backward(xe_kargs *a, xe_err *err)
     case XE_OP_MATMUL: return xe_kern_gemm_bwd(a, err);
     case XE_OP_RELU:
     case XE_OP_LEAKY_RELU:
+    case XE_OP_SIGMOID:
     case XE_OP_CLIP: return xe_kern_elt_bwd(a, err);
     case XE_OP_BATCHNORM:
     case XE_OP_INSTANCENORM:

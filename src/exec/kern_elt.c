@@ -1,5 +1,6 @@
-/* xengine executor — Relu, LeakyRelu and Clip on oneDNN eltwise. Relu's backward reads
- * the forward output (relu_use_dst_for_bwd), LeakyRelu's and Clip's read X
+/* xengine executor — Relu, LeakyRelu, Clip and Sigmoid on oneDNN eltwise. Relu's and
+ * Sigmoid's backward read the forward output (relu_use_dst_for_bwd,
+ * logistic_use_dst_for_bwd: dX = dY Y (1 - Y)), LeakyRelu's and Clip's read X
  * (docs/training-graph.md). */
 #include <float.h>
 #include <math.h>
@@ -18,6 +19,10 @@ static void params(const xe_op *op, dnnl_alg_kind_t *alg, float *alpha, float *b
     case XE_OP_LEAKY_RELU:
         *alg = dnnl_eltwise_relu;
         *alpha = (float)op->alpha;
+        break;
+    case XE_OP_SIGMOID:
+        *alg = bwd ? dnnl_eltwise_logistic_use_dst_for_bwd : dnnl_eltwise_logistic;
+        *alpha = 0;
         break;
     default: /* Clip */
         *alg = dnnl_eltwise_clip_v2;
@@ -62,7 +67,7 @@ int xe_kern_elt_bwd(xe_kargs *a, xe_err *err)
     dnnl_primitive_t p;
     int rc = xe_prim_get(a, 1, &d, &f, &p, err);
     if (rc) return rc;
-    int use_dst = op->kind == XE_OP_RELU;
+    int use_dst = op->kind == XE_OP_RELU || op->kind == XE_OP_SIGMOID;
     const float *data = use_dst ? a->out : a->in[0];
     if (!data)
         return xe_err_set(err, XE_EINTERNAL, "op %s: eltwise backward without its %s", op->name,

@@ -290,6 +290,7 @@ static const char *const kind_names[XE_OP_COUNT] = {
     [XE_OP_SOFTMAX] = "Softmax",
     [XE_OP_LOSS] = "SoftmaxCrossEntropyLoss",
     [XE_OP_CLIP] = "Clip",
+    [XE_OP_SIGMOID] = "Sigmoid",
 };
 
 const char *xe_op_kind_name(xe_op_kind k)
@@ -327,6 +328,7 @@ int xe_op_bwd_reads(xe_op_kind k)
     case XE_OP_GEMM:
     case XE_OP_MATMUL: return XE_BWD_READS_ALL;
     case XE_OP_RELU:
+    case XE_OP_SIGMOID:
     case XE_OP_DROPOUT:
     case XE_OP_SOFTMAX: return XE_BWD_READS_Y;
     case XE_OP_MAXPOOL:

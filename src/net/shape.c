@@ -366,6 +366,7 @@ static int infer_op(xe_net *net, xe_op *o, shp *y, xe_err *err)
     case XE_OP_MATMUL: return infer_matmul(net, o, y, err);
     case XE_OP_RELU:
     case XE_OP_LEAKY_RELU:
+    case XE_OP_SIGMOID:
         if ((rc = need_inputs(net, o, 1, 1, err)) < 0) return rc;
         copy_shape(y, x);
         return XE_OK;

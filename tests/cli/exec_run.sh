@@ -148,7 +148,8 @@ done
 # Concat -> Reshape, opsets 13 and 11; 2026-12-05): planned at batch 3, not the file's 2,
 # on one device at 80% of the no-recomputation peak, which forces recomputations, and run
 # with the gradient check
-for m in torch_view13 torch_view11; do
+# and torch_sigmoid (nn.Sigmoid and torch.sigmoid; 2026-12-05) the same way
+for m in torch_view13 torch_view11 torch_sigmoid; do
   "$xe" solve "$root/tests/data/onnx/$m.onnx" --batch 3 --devices "$root/tests/data/cpu1_devices.json" --budget 80% \
     --heuristic-only -q -o "$tmp/$m.json" >"$tmp/$m.solve" 2>&1
   check "$m: solve at batch 3 and 80% recomputes" grep -q ' computes ([1-9][0-9]* recomputations)' "$tmp/$m.solve"

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/solvers/rng.h"
 #include "support/shared_graph.h"
 #include "xengine/io.h"
 
@@ -737,6 +738,40 @@ static void test_err_prefix_own_message(void **state)
     assert_null(strchr(err.msg, '\n'));
 }
 
+/* A percentage budget is floor(p / 100 * peak) exactly: with doubles 29% of 100 B was 28 B
+ * (0.29 * 100 = 28.999999999999996), 92.8% of 125 B 115 B (a new user's trial,
+ * 2026-12-05). Against integer arithmetic on percentages with one decimal, as --budget
+ * and devices files write them ("NN.N%": strtod, then / 100), over peaks of 1 B to 2^50. */
+static void test_budget_of_frac_exact(void **state)
+{
+    (void)state;
+    assert_true(xe_budget_of_frac(0.29, 100) == 29);
+    assert_true(xe_budget_of_frac(0.928, 125) == 116);
+    assert_true(xe_budget_of_frac(0.5, 3) == 1);
+    assert_true(xe_budget_of_frac(0.0, 12345) == 0);
+    uint64_t rng = 7;
+    int checked = 0, was_off = 0;
+    for (int i = 0; i < 200000; i++) {
+        int64_t peak = (int64_t)(xe_splitmix64(&rng) % ((uint64_t)1 << (1 + i % 50))) + 1;
+        int64_t tenths = (int64_t)(xe_splitmix64(&rng) % 20001); /* 0.0% .. 2000.0% */
+        char text[32];
+        snprintf(text, sizeof text, "%lld.%lld", (long long)(tenths / 10), (long long)(tenths % 10));
+        double frac = strtod(text, NULL) / 100.0;
+        /* floor(tenths * peak / 1000) in 128-bit integers */
+        unsigned __int128 prod = (unsigned __int128)tenths * (unsigned __int128)peak;
+        double want = (double)(int64_t)(prod / 1000);
+        if (want > 9e15) continue; /* beyond doubles' whole numbers */
+        double got = xe_budget_of_frac(frac, peak);
+        was_off += floor(frac * (double)peak) != want;
+        if (got != want)
+            fail_msg("%s%% of %lld B: %.17g, want %.17g", text, (long long)peak, got, want);
+        checked++;
+    }
+    print_message("percent budgets: %d checked, %d of them wrong with a plain floor\n", checked, was_off);
+    assert_true(checked > 100000);
+    assert_true(was_off > 0); /* the test sees the case it is for */
+}
+
 /* ---- schedules ---------------------------------------------------------------------- */
 
 static void fill_schedule(xe_schedule *s)
@@ -939,6 +974,7 @@ int main(void)
         cmocka_unit_test(test_oversized_file),
         cmocka_unit_test(test_graph_names_utf8),
         cmocka_unit_test(test_parse_budget),
+        cmocka_unit_test(test_budget_of_frac_exact),
         cmocka_unit_test(test_costs_round_trip),
         cmocka_unit_test(test_costs_partial_ms),
         cmocka_unit_test(test_costs_unknown_names),

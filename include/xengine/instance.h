@@ -59,6 +59,15 @@ static inline int xe_can_run(const xe_instance *in, int v, int d) { return xe_co
  * g must be finalized; returns -2 when it is not, -1 when out of memory. */
 int64_t xe_instance_norecompute_peak(const xe_graph *g);
 
+/* A budget given as a fraction of the no-recomputation peak, in bytes: floor(frac *
+ * peak), exactly for a fraction that is a percentage with up to 6 decimals (frac =
+ * strtod("NN.N") / 100, as --budget and devices files make it: taken back as that
+ * decimal and multiplied in 128-bit integers), else in doubles. 29% of 100 B is 29 B:
+ * with doubles alone 0.29 * 100 = 28.999999999999996 floored to 28 before 2026-12-05,
+ * and "92.8%" of 125 B gave 115 B, not 116. A double, so that callers can refuse values
+ * beyond int64 (frac * peak above 9e18); frac >= 0, peak >= 0. */
+double xe_budget_of_frac(double frac, int64_t peak);
+
 /* Smallest budget (bytes) any schedule on a single device needs: the largest footprint
  * of one node, mem[v] + sum of mem[u] over v's inputs. A lower bound for every device
  * configuration too: some device runs v with its inputs resident. */

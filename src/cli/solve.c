@@ -208,14 +208,14 @@ static double hint_s(const xe_plan_opts *po, double t_start)
 }
 
 /* b as a percentage of the no-recomputation peak for a "%.1f%%" that gives at least b
- * bytes when typed back as --budget (floor(NN / 100 * peak), xe_instance_from_recipe):
+ * bytes when typed back as --budget (xe_budget_of_frac(NN / 100, peak)):
  * rounded up to a tenth, so the smallest budget's "83.3%" of a 6-byte peak (5 B) is
  * "83.4%" (83.3% gives 4 B; a new user's find, 2026-12-05). 0 when the peak is 0. */
 static double pct(int64_t b, int64_t peak)
 {
     if (peak <= 0) return 0.0;
     double k = ceil(1000.0 * (double)b / (double)peak - 1e-9);
-    for (int i = 0; i < 3 && floor(k / 10.0 / 100.0 * (double)peak) < (double)b; i++) k += 1;
+    for (int i = 0; i < 3 && xe_budget_of_frac(k / 10.0 / 100.0, peak) < (double)b; i++) k += 1;
     return k / 10.0;
 }
 

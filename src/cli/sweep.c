@@ -339,7 +339,7 @@ static int sweep_budgets(opts *o)
     double seed_ev_cost = INFINITY, keep_ev_cost = INFINITY;
     for (int i = 0; i < np; i++) {
         p[i].pct = o->from + dir * o->step * i;
-        p[i].budget = (int64_t)floor(p[i].pct / 100.0 * (double)peak);
+        p[i].budget = (int64_t)xe_budget_of_frac(p[i].pct / 100.0, peak);
     }
     for (int k = 0; k < np && !code; k++) {
         int i = dir < 0 ? np - 1 - k : k;
@@ -541,7 +541,7 @@ static int sweep_max_batch(opts *o)
         int64_t bytes = 0;
         double frac = 0;
         rc = xe_io_parse_budget("--budget", o->io.budget, &bytes, &frac, &err);
-        if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : (int64_t)floor(frac * (double)peak);
+        if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : (int64_t)xe_budget_of_frac(frac, peak);
     }
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

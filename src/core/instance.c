@@ -2,6 +2,7 @@
  * no-recomputation peak that budget fractions refer to. */
 #include "xengine/instance.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
         }
         memcpy(in->dev[d].name, r->name[d], sizeof in->dev[d].name);
         in->dev[d].kind = r->kind[d];
-        double b = r->budget_bytes[d] > 0 ? (double)r->budget_bytes[d] : floor(r->budget_frac[d] * (double)peak);
+        double b = r->budget_bytes[d] > 0 ? (double)r->budget_bytes[d] : xe_budget_of_frac(r->budget_frac[d], peak);
         if (!(b <= 9e18)) {
             in->g = NULL;
             xe_instance_free(in);
@@ -167,4 +168,23 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
                     d == e ? 0.0 : r->latency + (double)g->nodes[v].mem / r->bandwidth;
     *out = in;
     return XE_OK;
+}
+
+double xe_budget_of_frac(double frac, int64_t peak)
+{
+    double x = frac * (double)peak;
+    if (!(frac >= 0) || peak <= 0 || !(x < 9e18)) return floor(x);
+    /* frac came from a decimal percentage ("92.8%": strtod, then / 100): recover it as
+     * q / 10^k with up to 6 decimals and take floor(q * peak / (100 * 10^k)) in 128-bit
+     * integers, exact; a fraction that is no such decimal keeps the plain floor */
+    double pct = frac * 100.0, scale = 1;
+    for (int k = 0; k <= 6; k++, scale *= 10) {
+        double y = pct * scale, q = nearbyint(y);
+        if (q > 1e15) break;
+        if (fabs(y - q) <= 64 * DBL_EPSILON * fmax(q, 1.0)) {
+            unsigned __int128 num = (unsigned __int128)(uint64_t)q * (uint64_t)peak;
+            return (double)(uint64_t)(num / ((unsigned __int128)(uint64_t)(100 * scale)));
+        }
+    }
+    return floor(x);
 }

@@ -25,8 +25,10 @@ unsigned xe_io_output_mode(const char *path);
 
 /* Writes len bytes of data to path the way every writer here does: PATH.tmp.XXXXXX in
  * the same directory, fsync, rename over path. On failure the temporary file is removed,
- * path is left as it was and XE_EIO (message starting with path) is returned. Used for
- * the plot data and scripts of `xengine plot`. */
+ * path is left as it was and XE_EIO (message starting with path) is returned. SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT are blocked in the calling thread from the temporary's
+ * creation until it is renamed or removed (delivered after, they cannot leave it
+ * behind). Used for the plot data and scripts of `xengine plot`. */
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err);
 
 /* The largest file the readers take, bytes: 2 GiB, protobuf's own limit for a model;

@@ -1,5 +1,6 @@
 /* xengine — command-line entry point: dispatches to the subcommands. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,13 @@ int main(int argc, char **argv)
      * the lines printed before it (a new user's trial: run's refusal came first, its
      * header and notes after) */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* a closed pipe reader (`xengine solve ... | head -1`) makes writes to stdout fail
+     * (reported at the end, exit 5) instead of killing the process before its schedule
+     * is written; a file-size limit makes a write fail with EFBIG (the writer then
+     * removes its temporary and says so) instead of killing it mid-write. Both killed
+     * the process, silently, before 2026-12-05 (a new user's trial). */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     int n = 0, nnames = 0;
     char **names = NULL;
     char **v = split_long_opts(argc, argv, &n, &names, &nnames);

@@ -613,6 +613,12 @@ int xe_cli_solve(int argc, char **argv)
     xe_schedule sched;
     xe_schedule_init(&sched);
     const char *best_name = "none";
+    /* SIGINT's handler, installed around the plan and kept until the schedule is written
+     * (restored at done: a Ctrl-C during the check and the write only sets the flag;
+     * before 2026-12-05 it was restored after the plan, and a Ctrl-C during the write
+     * killed the process with the temporary file left behind) */
+    struct sigaction old_sa;
+    int handler = 0;
 
     double t_start = xe_now(); /* solve_time_s: the wall time of the whole solve */
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
@@ -641,7 +647,7 @@ int xe_cli_solve(int argc, char **argv)
     po.ctx = &sc;
     /* Ctrl-C: the plan ends as at its time limit and the best schedule so far is checked
      * and written as usual; a second Ctrl-C ends the process (SA_RESETHAND) */
-    struct sigaction sa, old_sa;
+    struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sa.sa_flags = SA_RESETHAND;
@@ -649,11 +655,10 @@ int xe_cli_solve(int argc, char **argv)
     interrupted = 0;
     /* not where SIGINT is ignored (a background job of a non-interactive shell: the
      * shell's Ctrl-C is not meant for it) */
-    int handler = sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN &&
-                  sigaction(SIGINT, &sa, NULL) == 0;
+    handler = sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN &&
+              sigaction(SIGINT, &sa, NULL) == 0;
     po.interrupt = &interrupted;
     rc = xe_plan(in, &po, &pr, &err);
-    if (handler) sigaction(SIGINT, &old_sa, NULL);
     /* the portfolio's seconds (its row comes first): what one run of the budget hint's
      * bisection may take (xe_min_budget_within) */
     double run_s = pr.nrows > 0 ? pr.rows[0].time : 0.0;
@@ -788,6 +793,7 @@ int xe_cli_solve(int argc, char **argv)
     printf("wrote %s (%d events)\n", out, sched.len);
     code = XE_EXIT_OK;
 done:
+    if (handler) sigaction(SIGINT, &old_sa, NULL);
     if (json) {
         fflush(stdout);
         if (saved_stdout >= 0) {

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +81,22 @@ int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *e
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, suffix, sizeof suffix);
 
+    /* the usual ends of a process (Ctrl-C, kill, a closed terminal) wait until the
+     * temporary is renamed or removed: delivered then, they cannot leave it behind (one
+     * did before 2026-12-05). Blocked in this thread only: a signal that another thread
+     * of the caller takes still ends the process there. */
+    sigset_t block, saved;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    int masked = pthread_sigmask(SIG_BLOCK, &block, &saved) == 0;
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         free(tmp);
+        if (masked) pthread_sigmask(SIG_SETMASK, &saved, NULL);
         return xe_err_set(err, XE_EIO, "%s: cannot create a temporary file: %s", path,
                           strerror(e));
     }
@@ -118,9 +132,11 @@ int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *e
     if (e) {
         unlink(tmp);
         free(tmp);
+        if (masked) pthread_sigmask(SIG_SETMASK, &saved, NULL);
         return xe_err_set(err, XE_EIO, "%s: cannot write (%s): %s", path, what, strerror(e));
     }
     free(tmp);
     sync_parent_dir(path);
+    if (masked) pthread_sigmask(SIG_SETMASK, &saved, NULL);
     return XE_OK;
 }

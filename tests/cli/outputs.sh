@@ -188,6 +188,32 @@ else
   echo "skip full-disk: cannot mount a tmpfs here (not root)"
 fi
 
+# a closed pipe reader (solve ... | head -1) and a file-size limit: before 2026-12-05
+# SIGPIPE and SIGXFSZ killed the process, the first before its schedule was written, the
+# second mid-write with the temporary left behind. Now: the schedule written and exit 5
+# (stdout's error at the end); exit 5 naming the file, nothing left.
+sp=$tmp/sp
+mkdir "$sp"
+rc=$(python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)  # a reader that has gone before the writer starts
+print(subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL).returncode)' \
+  "$xe" solve "$g" --time-limit 2 -o "$sp/piped.json")
+if [ "$rc" = 5 ] && grep -q '"xengine-schedule"' "$sp/piped.json" && [ "$(ls "$sp" | wc -l)" -eq 1 ]; then
+  passes=$((passes + 1)); echo "ok   closed-pipe: exit 5, schedule written"
+else
+  fails=$((fails + 1)); echo "FAIL closed-pipe: exit '$rc' (want 5), files: $(ls "$sp" | tr '\n' ' ')"
+fi
+(ulimit -f 8; "$xe" solve "$r18" --budget 50% --time-limit 2 -q -o "$sp/big.json" >/dev/null 2>"$tmp/stderr")
+rc=$?
+if [ "$rc" -eq 5 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+   grep -q "big.json: cannot write (write): File too large" "$tmp/stderr" && [ ! -e "$sp/big.json" ] &&
+   [ "$(ls "$sp" | wc -l)" -eq 1 ]; then
+  passes=$((passes + 1)); echo "ok   file-size-limit: exit 5, one line, nothing left"
+else
+  fails=$((fails + 1)); echo "FAIL file-size-limit: exit $rc (want 5), files: $(ls "$sp" | tr '\n' ' ')"
+  sed 's/^/     /' "$tmp/stderr"
+fi
+
 # and the same commands still write where they should
 if (cd "$w" && "$xe" export-graph "$g" --devices dev.json -o new.json --costs-out newcosts.json >/dev/null 2>&1) &&
    grep -q '"xengine-graph"' "$w/new.json" && grep -q '"xengine-costs"' "$w/newcosts.json"; then

@@ -238,6 +238,66 @@ static void test_lns_external_bound(void **state)
     xe_instance_free(in);
 }
 
+/* CBC failing on every neighbourhood (xe_lns_opts.milp_fn; in practice a solver process
+ * that cannot start or dies of a memory limit): LNS stops "solver failed" after
+ * XE_LNS_MAX_FAILURES in a row, with the first message and the start unchanged (before
+ * 2026-12-05 it tried 370,206 neighbourhoods in 5 s and said "time limit"). Failing on
+ * every other call only, it goes on to its limit: the run of failures starts again. */
+typedef struct failing {
+    int calls, every; /* calls so far; fail when calls % every != 0 (every 1: always) */
+} failing;
+static failing *failing_now; /* the milp_fn hook has no context argument: a test-local */
+
+static int failing_solve(const xe_instance *in, const xe_milp_opts *mo, xe_milp_result *res, xe_err *err)
+{
+    failing *f = failing_now;
+    if (++f->calls % f->every != 0 || f->every == 1) {
+        memset(res, 0, sizeof *res);
+        return xe_err_set(err, XE_ESOLVER, "the solver process ended without an answer (call %d)", f->calls);
+    }
+    return xe_milp_solve(in, mo, res, err);
+}
+
+static void test_lns_solver_failures(void **state)
+{
+    (void)state;
+    xe_err err;
+    xe_stages start;
+    xe_instance *in = tight_start(&start);
+    double c0 = xe_stages_cost(in, &start);
+    xe_lns_opts o;
+    xe_lns_opts_default(&o);
+    o.time_limit = 20;
+    o.milp_fn = failing_solve;
+    failing f = {.every = 1};
+    failing_now = &f;
+    xe_lns_result r;
+    assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
+    assert_string_equal(r.stop, "solver failed");
+    assert_int_equal(f.calls, XE_LNS_MAX_FAILURES);
+    assert_int_equal(r.failures, XE_LNS_MAX_FAILURES);
+    assert_string_equal(r.failure, "the solver process ended without an answer (call 1)");
+    assert_true(r.objective == c0);
+    xe_test_assert_stages_valid(in, &r.sol);
+    xe_lns_result_clear(&r);
+
+    failing g = {.every = 2};
+    failing_now = &g;
+    o.time_limit = 2;
+    o.slice = 0.05; /* many short neighbourhoods */
+    assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
+    print_message("LNS with CBC failing every other call: %d calls, %d failures, stop \"%s\"\n", g.calls, r.failures,
+                  r.stop);
+    assert_true(strcmp(r.stop, "solver failed") != 0);
+    assert_true(r.failures >= 1 && r.failures == g.calls - g.calls / 2);
+    if (g.calls > 2 * XE_LNS_MAX_FAILURES) assert_true(r.failures > XE_LNS_MAX_FAILURES); /* not in a row */
+    assert_true(r.objective <= c0 + 1e-12);
+    xe_lns_result_clear(&r);
+    failing_now = NULL;
+    xe_stages_clear(&start);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_lns_reaches_optimum),
         cmocka_unit_test(test_lns_time_limit),
         cmocka_unit_test(test_lns_external_bound),
+        cmocka_unit_test(test_lns_solver_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

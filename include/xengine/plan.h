@@ -280,6 +280,8 @@ typedef struct xe_plan_result {
     xe_plan_row rows[XE_PLAN_MAX_ROWS];
     char descent_status[64]; /* the descent row's status when it gives the overflow left */
     char lp_status[160];     /* the lp-bound row's status */
+    char lns_error[320];  /* an LNS phase stopped by CBC failures ("solver failed"): why
+                             (its row's error points here; "" when none) */
     char milp_error[512]; /* CBC's message after a failure (rows[k].error points here), also
                              where no schedule was in hand ("" when none failed) */
 } xe_plan_result;

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "xengine/instance.h"
+#include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/stages.h"
 
@@ -373,7 +374,13 @@ typedef struct xe_lns_opts {
                            between neighbourhoods: it raises res->bound, so the search
                            stops "bound reached" once it proves the incumbent (NULL) */
     void *bound_ctx;    /* bound_fn's argument */
+    /* optional: what solves each neighbourhood, in place of xe_milp_solve (same
+       contract); for tests that make it fail (NULL) */
+    int (*milp_fn)(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err);
 } xe_lns_opts;
+
+/* Neighbourhoods in a row on which CBC may fail before LNS stops ("solver failed"). */
+#define XE_LNS_MAX_FAILURES 8
 
 typedef struct xe_lns_result {
     double objective;   /* seconds, of sol */
@@ -384,7 +391,10 @@ typedef struct xe_lns_result {
     int iterations, improvements;
     int optimal;        /* 1 when a whole-model window proved sol optimal (stage class) */
     const char *stop;   /* why it stopped: "optimal", "bound reached" (gap <= rel_gap),
-                           "time limit" (static string) */
+                           "time limit", "interrupted", "solver failed" (CBC failed on
+                           XE_LNS_MAX_FAILURES neighbourhoods in a row) (static string) */
+    int failures;       /* neighbourhoods on which CBC failed (the incumbent stood) */
+    char failure[200];  /* the first failure's message ("" when none) */
     int ntrace;         /* improvements recorded: trace_t[k] seconds from the call,
                            trace_obj[k] the objective then (the first 63, then the last) */
     double trace_t[64], trace_obj[64];

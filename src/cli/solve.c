@@ -443,6 +443,9 @@ static void on_row(void *ctx, const xe_plan_row *r)
     if (r->crashed) /* e.g. CBC crashed when its time limit stopped it */
         fprintf(stderr, "xengine: warning: %s: the MILP found no schedule within %.3g s (%s); keeping the %s "
                         "schedule\n", c->graph, r->time, r->error, r->kept);
+    if (!r->crashed && r->error && r->kept) /* e.g. LNS stopped by CBC failures ("solver failed") */
+        fprintf(stderr, "xengine: warning: %s: %s stopped after %.3g s: %s; keeping the %s schedule\n", c->graph,
+                r->method, r->time, r->error, r->kept);
     if (r->refuted)
         fprintf(stderr, "xengine: warning: %s: the MILP reported the budget infeasible after %.3g s although "
                         "the %s schedule fits it (a CBC error at its time limit); keeping the %s schedule\n",

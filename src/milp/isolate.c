@@ -7,6 +7,7 @@
 #include "cbc_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -86,6 +87,18 @@ static void child(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve_fn
 #else
     (void)parent;
 #endif
+    /* what the solver's runtime prints when it dies ("terminate called after throwing an
+     * instance of 'std::bad_alloc'", twice per neighbourhood under a memory limit: 36
+     * lines in a new user's trial) is not the user's to read: the parent reports the
+     * failure in one line. Kept with progress on (o->progress), whose lines this process
+     * prints on stderr. */
+    if (!o->progress) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDERR_FILENO);
+            close(devnull);
+        }
+    }
     xe_cbc_log_after_fork();
     w.rc = solve(in, o, &r, &e);
     w.status = (int)r.status;
@@ -164,11 +177,15 @@ int xe_milp_isolated(const xe_instance *in, const xe_milp_opts *o, xe_milp_solve
     } else {
         rc = xe_err_set(err, XE_ESOLVER, "the solver process ended without an answer");
     }
+    int no_answer = rc == XE_ESOLVER && !late;
     close(fds[0]);
     if (late || rc) kill(pid, SIGKILL);
-    int st;
+    int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
+    if (no_answer && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) /* how it ended: e.g. SIGABRT for bad_alloc */
+        xe_err_set(err, XE_ESOLVER, "the solver process ended without an answer (signal %d, %s)", WTERMSIG(st),
+                   strsignal(WTERMSIG(st)));
     if (res->killed) res->solve_time = xe_now() - t0;
     return rc;
 }

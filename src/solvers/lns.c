@@ -15,6 +15,7 @@
 
 void xe_lns_opts_default(xe_lns_opts *o)
 {
+    memset(o, 0, sizeof *o); /* every field a later version adds starts as 0 / NULL */
     o->time_limit = 60.0;
     o->rel_gap = 1e-4;
     o->bound = -INFINITY;
@@ -119,6 +120,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
     double deadline = t0 + o->time_limit;
     double last_line = t0; /* progress: a line at least about once a second */
     if (o->progress) progress_line(res, 0.0, " (start)");
+    int fail_run = 0; /* solver failures in a row */
     for (int it = 0; !res->optimal; it++) {
         if (o->progress && xe_now() - last_line >= 1.0) {
             last_line = xe_now();
@@ -208,17 +210,26 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         mo.time_limit = fmin(slice, xe_milp_limit_within(left)); /* its process ends within the limit */
         if (mo.time_limit < 0.02) break;
         xe_milp_result mr;
-        rc = xe_milp_solve(in, &mo, &mr, err);
+        rc = (o->milp_fn ? o->milp_fn : xe_milp_solve)(in, &mo, &mr, err);
         if (rc == XE_ESOLVER || rc == XE_EINVAL) {
             /* CBC failed on this neighbourhood (or its answer failed the exact check):
-             * the incumbent stands; try the next one */
+             * the incumbent stands; try the next one, unless it failed on the last
+             * XE_LNS_MAX_FAILURES in a row (a process that cannot start, or dies of a
+             * memory limit, fails every time: a new user's trial saw 370,206 failed
+             * neighbourhoods in 5 s reported as "time limit") */
+            if (!res->failures++) snprintf(res->failure, sizeof res->failure, "%.199s", err ? err->msg : "");
             xe_milp_result_clear(&mr);
             rc = XE_OK;
             res->iterations++;
             if (!nodes_kind) pos = (pos + (w / 2 > 0 ? w / 2 : 1)) % n;
+            if (++fail_run >= XE_LNS_MAX_FAILURES) {
+                res->stop = "solver failed";
+                break;
+            }
             continue;
         }
         if (rc) break;
+        fail_run = 0;
         res->iterations++;
         int improved = 0;
         if (mr.sol.R && mr.objective < res->objective - 1e-9 * fmax(1.0, res->objective)) {

@@ -522,6 +522,12 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                           .gap = xe_plan_rel_gap(lns.objective, fmin(llb, lb_index)),
                           .time = lns.time_total,
                           .milp_status = -1};
+        if (lns.stop && !strcmp(lns.stop, "solver failed")) {
+            snprintf(res->lns_error, sizeof res->lns_error, "CBC failed on %d neighbourhoods in a row: %s",
+                     XE_LNS_MAX_FAILURES, lns.failure);
+            lr.error = res->lns_error;
+            lr.kept = res->name;
+        }
         xe_plan_emit(o, res, &lr);
         /* LNS proved its schedule within the gap ("bound reached", "optimal"): no MILP */
         if (lns.optimal || lgap <= o->rel_gap) all = 1;

@@ -23,6 +23,11 @@ int xe_io_check_writable(const char *path, xe_err *err);
  * else 0644 (a temporary file from mkstemp is 0600 until set so). */
 unsigned xe_io_output_mode(const char *path);
 
+/* The name of a temporary file beside path for mkstemp, into buf (cap bytes): PATH.TAG.XXXXXX,
+ * or DIR/.xengine.TAG.XXXXXX where path's last component would pass 255 bytes with the
+ * suffix. 0, or -1 when buf is too small. */
+int xe_io_temp_path(const char *path, const char *tag, char *buf, size_t cap);
+
 /* Writes len bytes of data to path the way every writer here does: PATH.tmp.XXXXXX in
  * the same directory, fsync, rename over path. On failure the temporary file is removed,
  * path is left as it was and XE_EIO (message starting with path) is returned. SIGINT,

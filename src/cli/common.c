@@ -430,9 +430,15 @@ static int check_writable(const char *out)
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         return XE_EXIT_USAGE;
     }
+    /* the probe below has a short name where out's is long: out's own must fit too */
+    const char *slash = strrchr(out, '/');
+    if (strlen(slash ? slash + 1 : out) > 255) {
+        fprintf(stderr, "xengine: error: %s: cannot create a file there: %s\n", out, strerror(ENAMETOOLONG));
+        return XE_EXIT_USAGE;
+    }
     char probe[4096 + 64];
-    snprintf(probe, sizeof probe, "%s.tmp.probe.XXXXXX", out);
-    int fd = mkstemp(probe);
+    errno = ENAMETOOLONG; /* what a probe name that does not fit in probe[] means */
+    int fd = xe_io_temp_path(out, "probe", probe, sizeof probe) ? -1 : mkstemp(probe);
     if (fd < 0) {
         fprintf(stderr, "xengine: error: %s: cannot create a file there: %s\n", out, strerror(errno));
         return XE_EXIT_USAGE;

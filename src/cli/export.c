@@ -14,8 +14,7 @@
  * name in buf (n bytes). XE_EIO naming path when none can be made. */
 static int stage_file(const char *path, char *buf, size_t n, xe_err *err)
 {
-    if ((size_t)snprintf(buf, n, "%s.stage.XXXXXX", path) >= n)
-        return xe_err_set(err, XE_EIO, "%s: path too long", path);
+    if (xe_io_temp_path(path, "stage", buf, n)) return xe_err_set(err, XE_EIO, "%s: path too long", path);
     int fd = mkstemp(buf);
     if (fd < 0) return xe_err_set(err, XE_EIO, "%s: cannot write (create): %s", path, strerror(errno));
     /* the writer gives its file the mode of the one it replaces (the staged one's): that

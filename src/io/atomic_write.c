@@ -70,16 +70,30 @@ unsigned xe_io_output_mode(const char *path)
     return stat(path, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0644u;
 }
 
+int xe_io_temp_path(const char *path, const char *tag, char *buf, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dirlen = (size_t)(base - path);
+    /* a name of up to 255 bytes is legal; PATH.tag.XXXXXX may not be: then a short one
+     * in the same directory (a new user's 245-byte name was refused before 2026-12-05) */
+    size_t n = strlen(base) + strlen(tag) + 9 <= 255
+                   ? (size_t)snprintf(buf, cap, "%s.%s.XXXXXX", path, tag)
+                   : (size_t)snprintf(buf, cap, "%.*s.xengine.%s.XXXXXX", (int)dirlen, path, tag);
+    return n < cap ? 0 : -1;
+}
+
 int xe_io_write_atomic(const char *path, const char *data, size_t len, xe_err *err)
 {
-    static const char suffix[] = ".tmp.XXXXXX";
     int rc = xe_io_check_writable(path, err);
     if (rc) return rc;
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof suffix);
+    size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
     if (!tmp) return xe_err_set(err, XE_ENOMEM, "%s: out of memory", path);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, suffix, sizeof suffix);
+    if (xe_io_temp_path(path, "tmp", tmp, cap)) { /* cannot happen: cap has room for either form */
+        free(tmp);
+        return xe_err_set(err, XE_EIO, "%s: path too long", path);
+    }
 
     /* the usual ends of a process (Ctrl-C, kill, a closed terminal) wait until the
      * temporary is renamed or removed: delivered then, they cannot leave it behind (one

@@ -214,6 +214,28 @@ else
   sed 's/^/     /' "$tmp/stderr"
 fi
 
+# an output name of 255 bytes is legal: written (its temporary then has a short name; the
+# 11 bytes of ".tmp.XXXXXX" had made it "File name too long" before 2026-12-05); one of
+# 256 is refused up front (exit 1)
+ln=$tmp/ln
+mkdir "$ln"
+long=$(printf 'a%.0s' $(seq 250)).json
+"$xe" solve "$g" --time-limit 2 -q -o "$ln/$long" >/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '"xengine-schedule"' "$ln/$long" && [ "$(ls -A "$ln" | wc -l)" -eq 1 ]; then
+  passes=$((passes + 1)); echo "ok   output-name-255-bytes"
+else
+  fails=$((fails + 1)); echo "FAIL output-name-255-bytes: exit $rc, files: $(ls -A "$ln" | wc -l)"
+  sed 's/^/     /' "$tmp/stderr"
+fi
+"$xe" solve "$g" --time-limit 2 -q -o "$ln/b$long" >/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "cannot create a file there: File name too long" "$tmp/stderr" && [ "$(ls -A "$ln" | wc -l)" -eq 1 ]; then
+  passes=$((passes + 1)); echo "ok   output-name-256-bytes refused"
+else
+  fails=$((fails + 1)); echo "FAIL output-name-256-bytes: exit $rc (want 1)"
+fi
+
 # and the same commands still write where they should
 if (cd "$w" && "$xe" export-graph "$g" --devices dev.json -o new.json --costs-out newcosts.json >/dev/null 2>&1) &&
    grep -q '"xengine-graph"' "$w/new.json" && grep -q '"xengine-costs"' "$w/newcosts.json"; then

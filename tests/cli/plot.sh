@@ -194,5 +194,16 @@ else
   echo "skip full disk: this user cannot mount a tmpfs"
 fi
 
+# no PATH at all (env -i): gnuplot is looked for where execvp would look (/bin:/usr/bin);
+# "gnuplot not found" before 2026-12-05. Only where gnuplot is installed there.
+if [ -x /usr/bin/gnuplot ] || [ -x /bin/gnuplot ]; then
+  case $xe in /*) xabs=$xe ;; *) xabs=$PWD/$xe ;; esac
+  env -i "$xabs" plot "$PWD/$g" "$PWD/$s" "${inst[@]}" --out-dir "$tmp/nopath" >"$tmp/out" 2>"$tmp/err"
+  check "no PATH: exit code" "$?" 0
+  check "no PATH: the memory image" "$([ -s "$tmp/nopath/memory.png" ] && echo yes)" yes
+else
+  echo "skip no PATH: gnuplot is not in /bin or /usr/bin"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

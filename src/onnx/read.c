@@ -811,6 +811,23 @@ static int input_tensor(rd *r, const char *nm, const char *name)
     return t < 0 ? (r->err && strncmp(r->err->msg, r->path, strlen(r->path)) != 0 ? wrap(r, t, nm) : t) : t;
 }
 
+/* The tensor indices of node n's first nin inputs into in[] (input_tensor each): XE_OK;
+ * XE_EUNSUPPORTED for more than XE_OP_MAX_IN or an optional input left out before
+ * others; input_tensor's errors. */
+static int node_inputs(rd *r, const node_t *n, const char *nm, size_t nin, int *in)
+{
+    if (nin > XE_OP_MAX_IN)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %zu inputs (at most %d)", r->path, nm, nin,
+                          XE_OP_MAX_IN);
+    for (size_t j = 0; j < nin; j++) {
+        if (!n->input[j][0])
+            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": optional input %zu left out before others",
+                              r->path, nm, j);
+        if ((in[j] = input_tensor(r, nm, n->input[j])) < 0) return in[j];
+    }
+    return XE_OK;
+}
+
 /* A Pad node: dropped, its output an alias of its input, when every pad is 0 (PyTorch
  * writes one before AveragePool for F.avg_pool2d); any other is XE_EUNSUPPORTED. The pads
  * are the int64 constant of input 1 (opset 11+) or the "pads" attribute (before). */
@@ -943,16 +960,9 @@ static int read_shape_fn(rd *r, const node_t *n, const char *nm, xe_shape_fn_kin
      * constants (below) */
     size_t nread = kind == XE_SF_UNSQUEEZE || kind == XE_SF_SQUEEZE || kind == XE_SF_SLICE || kind == XE_SF_SHAPE ||
                            kind == XE_SF_CAST ? 1 : nin;
-    if (nread > XE_OP_MAX_IN)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %zu inputs (at most %d)", r->path, nm, nread,
-                          XE_OP_MAX_IN);
     int in[XE_OP_MAX_IN];
-    for (size_t j = 0; j < nread; j++) {
-        if (!n->input[j][0])
-            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": optional input %zu left out before others",
-                              r->path, nm, j);
-        if ((in[j] = input_tensor(r, nm, n->input[j])) < 0) return in[j];
-    }
+    int rc_in = node_inputs(r, n, nm, nread, in);
+    if (rc_in) return rc_in;
     if (kind != XE_SF_SHAPE) {
         int shapes = 0;
         for (size_t j = 0; j < nread; j++) shapes += is_shape_value(r->net, in[j]);
@@ -1070,16 +1080,10 @@ static int read_node(rd *r, const node_t *n, size_t k)
     size_t nin = (kind == XE_OP_DROPOUT || kind == XE_OP_CLIP) && n->n_input > 1 ? 1 : n->n_input;
     while (nin > 0 && !n->input[nin - 1][0]) nin--; /* trailing optional inputs left out */
     if (nin == 0) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no input", r->path, nm);
-    if (nin > XE_OP_MAX_IN)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %zu inputs (at most %d)", r->path, nm, nin,
-                          XE_OP_MAX_IN);
     int in[XE_OP_MAX_IN];
+    int rc_in = node_inputs(r, n, nm, nin, in);
+    if (rc_in) return rc_in;
     for (size_t j = 0; j < nin; j++) {
-        if (!n->input[j][0])
-            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": optional input %zu left out before others",
-                              r->path, nm, j);
-        in[j] = input_tensor(r, nm, n->input[j]);
-        if (in[j] < 0) return in[j];
         int f = xe_net_shape_fn_of(r->net, in[j]);
         if (f >= 0 && !(kind == XE_OP_RESHAPE && j == 1))
             return xe_err_set(r->err, XE_EUNSUPPORTED,

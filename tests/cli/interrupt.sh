@@ -7,7 +7,7 @@
 #   - stderr says "interrupted; stopped after ... keeping the best schedule found so far";
 #   - the LNS row says "interrupted", and no MILP runs after it;
 #   - the schedule file is written and `xengine simulate` finds it valid;
-# a SIGKILL leaves no CBC process behind either (it ends with its parent), and a
+# SIGTERM does the same; a SIGKILL leaves no CBC process behind either (it ends with its parent), and a
 # background job whose SIGINT is ignored (no job control) keeps ignoring it.
 set -u
 xe=${1:?usage: interrupt.sh PATH_TO_XENGINE}
@@ -65,6 +65,26 @@ check "no MILP after it (a milp row, if any, says not run (interrupted))" \
 check "the schedule was written" grep -q "^wrote $tmp/s.json" "$tmp/out"
 "$xe" simulate "$model" "$tmp/s.json" --batch 32 --devices gpu+cpu --budget 50% >"$tmp/sim" 2>&1
 check "simulate finds it valid" test $? -eq 0
+
+# SIGTERM (kill, a job runner's timeout, a batch system's notice) as Ctrl-C: the best
+# schedule written, exit 0 (before 2026-12-05 it ended the process, the work lost)
+"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/term.json" \
+  >"$tmp/outt" 2>"$tmp/errt" &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -q '^greedy' "$tmp/outt" && break
+  sleep 0.1
+done
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+code=$?
+check "SIGTERM: exit 0 (got $code)" test "$code" -eq 0
+check "SIGTERM: stderr says interrupted, keeping the best schedule" \
+  grep -q "interrupted; stopped after .* s: keeping the best schedule found so far$" "$tmp/errt"
+check "SIGTERM: the schedule was written" grep -q "^wrote $tmp/term.json" "$tmp/outt"
+sleep 0.2
+check "SIGTERM: no solver process left behind" test -z "$(left_behind "$tmp/term.json")"
 
 # SIGKILL (a job runner's timeout): xengine cannot clean up, so its CBC child must end
 # by itself with its parent (PR_SET_PDEATHSIG). Without that it ended only when it next

@@ -562,7 +562,7 @@ static void test_external_data(void **state)
     unsigned char *buf = read_all(p, &len);
     write_file(model, buf, len);
     free(buf);
-    snprintf(want, sizeof want, "tensor \"w\": external data file %s cannot be opened", data);
+    snprintf(want, sizeof want, "tensor \"w\": external data file %s cannot be opened: No such file or directory", data);
     expect_fail(model, 0, XE_EIO, want);
     write_file(data, "0123456789", 10);
     snprintf(want, sizeof want, "tensor \"w\": external data file %s is too short (bytes 0..48 wanted)", data);
@@ -589,6 +589,12 @@ static void test_external_data(void **state)
     xe_err err = {{0}};
     assert_int_equal(xe_onnx_read_buffer(buf, len, p, 0, &net, &err), XE_EIO);
     assert_non_null(strstr(err.msg, "tests/data/onnx/sub/ext_mlp.data cannot be opened"));
+    free(buf);
+    /* a directory (".": the model's own) opens with fopen but is no data file: XE_EIO
+     * "cannot be opened", not "too short" (XE_EPARSE) as before 2026-12-05 */
+    buf = edited_fixture("ext_mlp", set_location, ".", &len);
+    assert_int_equal(xe_onnx_read_buffer(buf, len, p, 0, &net, &err), XE_EIO);
+    assert_non_null(strstr(err.msg, "tests/data/onnx/. cannot be opened: Is a directory"));
     free(buf);
 }
 
@@ -697,6 +703,16 @@ static void test_unrunnable(void **state)
     fixture_path(p, sizeof p, "bad_matmul1d", ".onnx");
     snprintf(want, sizeof want, "%s: node \"mm0\": MatMul of the 1-D operand \"x\" is not supported (2-D and "
              "batched operands only)", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+    /* losses the executor does not compute: accepted and computed wrongly before
+     * 2026-12-05 (class weights ignored; a per-pixel loss over 5 x 8 x 8 = 320 classes) */
+    fixture_path(p, sizeof p, "bad_loss_weights", ".onnx");
+    snprintf(want, sizeof want, "%s: net bad_loss_weights: op \"loss0\" (SoftmaxCrossEntropyLoss): class weights "
+             "(input \"cw\") are not supported", p);
+    expect_fail(p, 0, XE_EUNSUPPORTED, want);
+    fixture_path(p, sizeof p, "bad_loss_4d", ".onnx");
+    snprintf(want, sizeof want, "%s: net bad_loss_4d: op \"loss0\" (SoftmaxCrossEntropyLoss): logits \"z\" [2,5,8,8]: "
+             "only logits [N, C] with labels [N] are supported (no per-element loss)", p);
     expect_fail(p, 0, XE_EUNSUPPORTED, want);
 }
 

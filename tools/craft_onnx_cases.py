@@ -229,6 +229,24 @@ def shape_views(outdir):
          "bad_shape_as_data")
 
 
+def bad_losses(outdir):
+    """Losses PyTorch writes that the executor does not compute (refused when read since
+    2026-12-05; before, accepted and computed wrongly without a word):
+    bad_loss_weights.onnx: Gemm -> SoftmaxCrossEntropyLoss(logits, y, weights) (what
+    F.cross_entropy(..., weight=w) writes): the weights were ignored;
+    bad_loss_4d.onnx: Conv -> SoftmaxCrossEntropyLoss(logits [2, 5, 8, 8], y [2, 8, 8]), a
+    per-pixel loss: taken over 320 classes."""
+    w = oh.make_tensor("cw", F, [5], [10.0, 0.01, 0.01, 0.01, 0.01])
+    nodes = [oh.make_node("Gemm", ["x", "w"], ["z"], name="fc0", transB=1),
+             oh.make_node("SoftmaxCrossEntropyLoss", ["z", "y", "cw"], ["loss"], name="loss0", reduction="mean")]
+    save(model(nodes, "bad_loss_weights", [vi("x", F, [4, 8]), vi("w", F, [5, 8]), vi("y", I64, [4])],
+               [vi("loss", F, [])], [w]), outdir, "bad_loss_weights")
+    nodes = [oh.make_node("Conv", ["x", "k"], ["z"], name="conv0", pads=[1, 1, 1, 1]),
+             oh.make_node("SoftmaxCrossEntropyLoss", ["z", "y"], ["loss"], name="loss0", reduction="mean")]
+    save(model(nodes, "bad_loss_4d", [vi("x", F, [2, 3, 8, 8]), vi("k", F, [5, 3, 3, 3]), vi("y", I64, [2, 8, 8])],
+               [vi("loss", F, [])]), outdir, "bad_loss_4d")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -240,6 +258,7 @@ def main():
     outputs(outdir)
     pads(outdir)
     batch_fixed(outdir)
+    bad_losses(outdir)
     shape_views(outdir)
 
 

@@ -73,7 +73,9 @@ typedef enum {
 } xe_tensor_role;
 
 #define XE_MAX_RANK 6
-#define XE_OP_MAX_IN 16
+/* Inputs of one operator at most: a Concat of DenseNet-201 has 49 (16 until 2026-12-05
+ * refused DenseNet-121, whose largest has 25). */
+#define XE_OP_MAX_IN 64
 
 typedef struct xe_tensor {
     char *name;              /* owned, unique in the net */

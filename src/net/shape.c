@@ -429,9 +429,20 @@ static int infer_op(xe_net *net, xe_op *o, shp *y, xe_err *err)
         copy_shape(y, x);
         return XE_OK;
     }
-    case XE_OP_LOSS: /* logits [N, C, ...], labels [N, ...] -> scalar mean loss */
+    case XE_OP_LOSS: /* logits [N, C], labels [N] -> scalar mean loss */
         if ((rc = need_inputs(net, o, 2, 3, err)) < 0) return rc;
-        if ((rc = need_rank(net, o, 0, 2, XE_MAX_RANK, err)) < 0) return rc;
+        /* class weights (ONNX's third input) and per-element losses (logits [N, C, d1,
+         * ...], labels [N, d1, ...]) are refused: the executor computes neither, and
+         * both were accepted and computed wrongly, without a word, before 2026-12-05
+         * (the weights ignored; a per-pixel loss taken over C x d1 x ... classes) */
+        if (o->nin > 2)
+            return xe_err_set(err, XE_EUNSUPPORTED, OPFMT "class weights (input \"%s\") are not supported",
+                              OPARG(net, o), net->t[o->in[2]].name);
+        if (x->rank != 2)
+            return xe_err_set(err, XE_EUNSUPPORTED,
+                              OPFMT "logits \"%s\" %s: only logits [N, C] with labels [N] are supported (no "
+                              "per-element loss)",
+                              OPARG(net, o), x->name, shape_str(x, buf, sizeof buf));
         {
             const xe_tensor *l = in_t(net, o, 1);
             int ok = l->rank == x->rank - 1 && l->dim[0] == x->dim[0];

@@ -4,10 +4,12 @@
  * Debian's onnx.proto; one reader context walks the graph once: graph inputs first,
  * then the nodes in file order (initializers and Constant values become tensors when a
  * node first reads them), then the graph outputs, and finally shape inference. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "onnx.pb-c.h"
 #include "xengine/io.h"
@@ -296,8 +298,15 @@ static const tproto_t *tp_data(rd *r, const tproto_t *t, const char *what, tprot
     }
     snprintf(file, plen, "%.*s%s", dirlen, r->path, loc);
     FILE *f = fopen(file, "rb");
+    struct stat st;
+    if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) { /* a directory opens too */
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
     if (!f) {
-        *rc = xe_err_set(r->err, XE_EIO, "%s: %s: external data file %s cannot be opened", r->path, what, file);
+        *rc = xe_err_set(r->err, XE_EIO, "%s: %s: external data file %s cannot be opened: %s", r->path, what, file,
+                         strerror(errno));
     } else {
         size_t got = 0;
         if (fseeko(f, (off_t)off, SEEK_SET) == 0) got = fread(buf, 1, (size_t)need, f);

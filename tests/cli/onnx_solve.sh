@@ -96,7 +96,7 @@ expect empty 2 "$tmp/empty.onnx" -- solve "$tmp/empty.onnx" -o "$tmp/out.json"
 # external data is read from the file next to the model; a copy without it is refused
 # naming the data file (2026-12-05: it was planned and run with random weights)
 cp "$d/ext_mlp.onnx" "$tmp/ext_mlp.onnx"
-expect ext-data-missing 2 "^xengine: error: $tmp/ext_mlp.onnx: tensor \"w\": external data file $tmp/ext_mlp.data cannot be opened$" -- \
+expect ext-data-missing 2 "^xengine: error: $tmp/ext_mlp.onnx: tensor \"w\": external data file $tmp/ext_mlp.data cannot be opened: No such file or directory$" -- \
   solve "$tmp/ext_mlp.onnx" -o "$tmp/out.json"
 # a model the executor can never run is refused before planning (2026-12-05)
 expect matmul-1d 2 "node \"mm0\": MatMul of the 1-D operand \"x\" is not supported" -- \

@@ -779,6 +779,27 @@ static void test_zero_pad_dropped(void **state)
     expect_fail(p, 0, XE_EUNSUPPORTED, want);
 }
 
+/* Identity nodes are dropped, each output standing for its input: on a parameter (what
+ * PyTorch's EVAL exports write for merged initializers; squeezenet1_1 has 18) and on an
+ * activation. Refused as an unsupported operator before 2026-12-05. */
+static void test_identity_dropped(void **state)
+{
+    (void)state;
+    xe_net *net = read_ok("identity_mlp", 0);
+    assert_int_equal(net->nops, 3); /* Gemm, Relu, Gemm */
+    const xe_op *fc0 = &net->op[0], *relu = &net->op[1], *fc1 = &net->op[2];
+    assert_int_equal(fc0->kind, XE_OP_GEMM);
+    assert_int_equal(relu->kind, XE_OP_RELU);
+    assert_int_equal(fc1->kind, XE_OP_GEMM);
+    assert_string_equal(net->t[fc0->in[1]].name, "w"); /* the parameter itself, with its values */
+    assert_int_equal(net->t[fc0->in[1]].role, XE_T_PARAM);
+    assert_non_null(net->t[fc0->in[1]].data);
+    assert_true(fabs(net->t[fc0->in[1]].data[8] - 0.1f) < 1e-7); /* element 8: 0.1 * (8 % 7) */
+    assert_int_equal(fc1->in[0], relu->out); /* reads the Relu's output directly */
+    assert_int_equal(net->t[fc1->out].dim[1], 3);
+    xe_net_free(net);
+}
+
 /* PyTorch's x.view(x.size(0), -1) exported with a dynamic batch (torch_view13 / 11:
  * Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Unsqueeze's axes an input at opset
  * 13, an attribute at 11): the shape ops are shape computations evaluated at the batch
@@ -909,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_unrunnable),
         cmocka_unit_test(test_graph_outputs),
         cmocka_unit_test(test_zero_pad_dropped),
+        cmocka_unit_test(test_identity_dropped),
         cmocka_unit_test(test_shape_views),
         cmocka_unit_test(test_sigmoid_model),
     };

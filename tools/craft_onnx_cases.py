@@ -247,6 +247,20 @@ def bad_losses(outdir):
                [vi("loss", F, [])]), outdir, "bad_loss_4d")
 
 
+def identities(outdir):
+    """identity_mlp.onnx: what PyTorch's EVAL exports with parameters write for merged
+    initializers: Gemm(x, Identity(w)) -> Relu -> Identity -> Gemm(., w2); every Identity is
+    dropped when read (since 2026-12-05), its output standing for its input."""
+    w = oh.make_tensor("w", F, [6, 4], [0.1 * (i % 7) for i in range(24)])
+    w2 = oh.make_tensor("w2", F, [3, 6], [0.05 * (i % 5) for i in range(18)])
+    nodes = [oh.make_node("Identity", ["w"], ["w_alias"], name="id_w"),
+             oh.make_node("Gemm", ["x", "w_alias"], ["h"], name="fc0", transB=1),
+             oh.make_node("Relu", ["h"], ["a"], name="relu0"),
+             oh.make_node("Identity", ["a"], ["a2"], name="id_a"),
+             oh.make_node("Gemm", ["a2", "w2"], ["y"], name="fc1", transB=1)]
+    save(model(nodes, "identity_mlp", [vi("x", F, [2, 4])], [vi("y", F, [2, 3])], [w, w2]), outdir, "identity_mlp")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "data", "onnx")
@@ -259,6 +273,7 @@ def main():
     pads(outdir)
     batch_fixed(outdir)
     bad_losses(outdir)
+    identities(outdir)
     shape_views(outdir)
 
 

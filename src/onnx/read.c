@@ -837,6 +837,8 @@ static int node_inputs(rd *r, const node_t *n, const char *nm, size_t nin, int *
     return XE_OK;
 }
 
+static int drop_node(rd *r, const node_t *n, const char *nm);
+
 /* A Pad node: dropped, its output an alias of its input, when every pad is 0 (PyTorch
  * writes one before AveragePool for F.avg_pool2d); any other is XE_EUNSUPPORTED. The pads
  * are the int64 constant of input 1 (opset 11+) or the "pads" attribute (before). */
@@ -873,7 +875,17 @@ static int read_pad(rd *r, const node_t *n, const char *nm)
                           "%s: node \"%s\": Pad with non-zero pads not supported (only an all-zero Pad, which is "
                           "dropped)",
                           r->path, nm);
+    return drop_node(r, n, nm);
+}
+
+/* Drops node n (one input, one output), its output standing for its input from here on:
+ * an all-zero Pad, an Identity. */
+static int drop_node(rd *r, const node_t *n, const char *nm)
+{
     if (n->n_input < 1 || !n->input[0][0]) return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no input", r->path, nm);
+    if (n->n_output != 1 || !n->output[0][0])
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s with %zu outputs", r->path, nm, n->op_type,
+                          n->n_output);
     int t = input_tensor(r, nm, n->input[0]);
     if (t < 0) return t;
     const char **pa = realloc(r->alias, (size_t)(r->nalias + 1) * sizeof *pa);
@@ -1071,6 +1083,9 @@ static int read_node(rd *r, const node_t *n, size_t k)
         return xe_err_set(r->err, XE_EPARSE, "%s: node \"%s\" has no output", r->path, nm);
     if (strcmp(n->op_type, "Constant") == 0) return XE_OK; /* a tensor, added when read */
     if (strcmp(n->op_type, "Pad") == 0) return read_pad(r, n, nm);
+    /* Identity: PyTorch's EVAL exports with parameters write one per initializer it has
+     * merged with another of equal value (squeezenet1_1: 18); refused before 2026-12-05 */
+    if (strcmp(n->op_type, "Identity") == 0) return drop_node(r, n, nm);
     int sk = shape_fn_kind(n->op_type);
     if (sk >= 0) {
         int rc = read_shape_fn(r, n, nm, (xe_shape_fn_kind)sk);

@@ -139,4 +139,11 @@ int xe_fastest_device(const xe_instance *in, xe_schedule *out, double *cost, xe_
 int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, double *cost,
                     xe_err *err);
 
+/* xe_baseline_run that stops the chain DP at deadline (xe_now() seconds; INFINITY: none;
+ * xe_chain_dp_within): XE_ETIMEOUT then. The other methods take milliseconds to
+ * seconds and are not cut. `xengine solve --method chain-dp --time-limit T` uses it
+ * (before 2026-12-05 a 1,000-node chain ran past 180 s with T = 20). */
+int xe_baseline_run_within(const xe_instance *in, const char *name, double deadline, xe_schedule *out, double *cost,
+                           xe_err *err);
+
 #endif

@@ -355,13 +355,14 @@ static const char *batch_key(int64_t batch, int inference, char *buf, size_t cap
 /* --method <baseline>: run it, replay it in the simulator (into *srp, which the --json
  * summary in js points to: it must outlive js's printing), write it; an exit code. */
 static int solve_baseline(const xe_instance *in, const char *graph, const char *name, const char *out,
-                          int64_t batch, int inference, double hint_seconds, xe_cli_json *js, xe_sim_result *srp)
+                          int64_t batch, int inference, double hint_seconds, double deadline, xe_cli_json *js,
+                          xe_sim_result *srp)
 {
     xe_schedule sched;
     xe_schedule_init(&sched);
     xe_err err = {{0}};
     double cost = 0, t0 = xe_now();
-    int rc = xe_baseline_run(in, name, &sched, &cost, &err);
+    int rc = xe_baseline_run_within(in, name, deadline, &sched, &cost, &err); /* the chain DP keeps to --time-limit */
     double t = xe_now() - t0;
     if (rc == XE_OK) rc = xe_sim_run(in, &sched, srp, &err);
     if (rc == XE_EUNSUPPORTED) { /* e.g. revolve or chain-dp on a graph that is not a chain */
@@ -636,7 +637,8 @@ int xe_cli_solve(int argc, char **argv)
     printf("xengine solve: %s: %d nodes, %d edges, %d device%s\n", io.graph, in->g->n, in->g->m, in->ndev,
            in->ndev > 1 ? "s" : "");
     if (xe_cli_is_baseline(method)) {
-        code = solve_baseline(in, io.graph, method, out, batch, io.inference, fmin(5.0, po.time_limit), &js, &bsr);
+        code = solve_baseline(in, io.graph, method, out, batch, io.inference, fmin(5.0, po.time_limit),
+                              t_start + po.time_limit, &js, &bsr);
         goto done;
     }
     /* 2.-3. heuristic portfolio, LNS, the MILP: xe_plan (docs/lns.md, "Strategy of

@@ -45,7 +45,8 @@ int xe_bl_stages_sim(const xe_instance *in, const xe_stages *st, const char *wha
 typedef enum { M_CKALL, M_CHEN_SQRT, M_CHEN_GREEDY, M_REVOLVE, M_CHAIN_DP, M_ONE_DEV } method;
 
 /* One single-device method on device d: events into out (cleared first), *cost. */
-static int run_on(const xe_instance *in, method m, int d, xe_schedule *out, double *cost, xe_err *err)
+static int run_on(const xe_instance *in, method m, int d, double deadline, xe_schedule *out, double *cost,
+                  xe_err *err)
 {
     out->len = 0;
     xe_stages st = {0};
@@ -53,7 +54,7 @@ static int run_on(const xe_instance *in, method m, int d, xe_schedule *out, doub
     const char *what = "";
     switch (m) {
     case M_REVOLVE: return xe_revolve(in, d, out, cost, NULL, err);
-    case M_CHAIN_DP: return xe_chain_dp(in, d, out, cost, err);
+    case M_CHAIN_DP: return xe_chain_dp_within(in, d, deadline, out, cost, err);
     case M_CKALL:
         what = "checkpoint-all";
         rc = xe_heur_checkpoint_all(in, d, &st, err);
@@ -88,6 +89,12 @@ static void append(char *buf, size_t cap, const char *s)
 
 int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, double *cost, xe_err *err)
 {
+    return xe_baseline_run_within(in, name, INFINITY, out, cost, err);
+}
+
+int xe_baseline_run_within(const xe_instance *in, const char *name, double deadline, xe_schedule *out, double *cost,
+                           xe_err *err)
+{
     static const struct {
         const char *name;
         method m;
@@ -101,7 +108,7 @@ int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, d
         long d = strtol(name + 11, &end, 10);
         if (end == name + 11 || *end || d < 0 || d >= in->ndev)
             return xe_err_set(err, XE_EINVAL, "baseline %s: device index must be 0..%d", name, in->ndev - 1);
-        return run_on(in, M_ONE_DEV, (int)d, out, cost, err);
+        return run_on(in, M_ONE_DEV, (int)d, deadline, out, cost, err);
     }
     int which = -1;
     for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
@@ -128,7 +135,7 @@ int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, d
     for (int d = 0; d < in->ndev; d++) {
         double c;
         xe_err e2;
-        int r = run_on(in, m, d, &tmp, &c, &e2);
+        int r = run_on(in, m, d, deadline, &tmp, &c, &e2);
         if (r == XE_EINFEASIBLE) {
             if (in->ndev == 1) last = e2;
             else {

@@ -244,7 +244,8 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
      * checkpoint-all's stage matrices took over 50 s on a 40,000-node graph after a 5-s
      * limit */
     double hard = fmax(deadline, t0) + XE_HEUR_GRACE_S;
-    for (int d = 0; d < in->ndev && !(out->R && xe_now() > deadline) && xe_now() <= hard; d++) {
+    for (int d = 0; d < in->ndev && !(out->R && (xe_now() > deadline || xe_interrupted(intr))) && xe_now() <= hard;
+         d++) {
         int crc = xe_heur_checkpoint_all(in, d, &cand, &e2);
         if (crc == XE_OK) {
             keep_better(in, out, &best_cost, which, &cand, "checkpoint-all", NULL);

@@ -218,6 +218,12 @@ expect export-budget 1 "\-\-budget does not apply: export-graph writes a graph a
 expect profile-budget 1 "\-\-budget does not apply (the profiler times each operator alone" -- profile tests/data/onnx/resnet18.onnx --budget 1B -o "$tmp/out.json"
 expect sweep-range-max-batch 1 "\-\-from/--to/--step set the budget sweep's points; --max-batch uses one budget" -- sweep tests/data/onnx/resnet18.onnx --max-batch --from 50% --time-limit 0.2 --csv "$tmp/out.json"
 
+# --method chain-dp keeps to --time-limit (a 1,000-node chain at 70% ran past 180 s with
+# a limit of 20 before 2026-12-05): exit 4, one line, nothing written
+python3 tools/training_chain.py 1000 1 >"$tmp/chain1000.json"
+expect chain-dp-time-limit 4 "chain1000.json: chain-dp: chain dp: time limit reached" -- solve "$tmp/chain1000.json" --devices gpu --budget 70% --method chain-dp --time-limit 1 -o "$tmp/out.json"
+rm -f "$tmp/chain1000.json"
+
 # a costs file of gpu and cpu read for the GPU alone: the GPU's entries are used (conv1
 # 2 ms, loss 0.5 ms for the graph's 2.5 and 1: 9.75 ms becomes 8.75 ms), the CPU's skipped
 # with one warning line; a file of no planned device stays an error (the corpus above)

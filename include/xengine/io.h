@@ -91,7 +91,8 @@ typedef struct xe_costs_read {
     int skip_unknown_devices;
     int64_t batch;     /* out: the batch the file states, 0 when absent or null */
     int64_t ncompute[XE_MAX_DEV]; /* out: compute entries read per device of the instance */
-    int nskipped;      /* out: distinct device names skipped */
+    int nskipped;      /* out: distinct device names skipped (past the 128 bytes of skipped[], a
+                          name is no longer listed, so a repeat of it counts again) */
     char skipped[128]; /* out: those names, ", "-separated ("" when none; cut when long) */
 } xe_costs_read;
 

@@ -296,6 +296,10 @@ void xe_plan_opts_default(xe_plan_opts *o);
  * stage matrices need about 26.82 GiB ..."). */
 int xe_plan_memory_check(const xe_instance *in, size_t memory_bytes, xe_err *err);
 
+/* This machine's physical memory in bytes (sysconf: pages x page size); 0 when unknown.
+ * The memory guards of xe_plan and `xengine run` compare with 90% of it. */
+double xe_plan_physical_bytes(void);
+
 /* Plans in (budgets as they are) with the strategy of o->mode (docs/lns.md, "Strategy of
  * `xengine solve --method`"). res is filled (initialised by the callee; free it with
  * xe_plan_result_clear, also after an error). Returns XE_OK whenever the strategy ran,

@@ -347,10 +347,10 @@ int xe_cli_load_instance_net(const xe_cli_inst_opts *o, const char *dev_default,
      * estimates, which the planner then compares with measurements: say so (silent
      * before 2026-12-05: a profile of cpu1 read for cpu1+cpu2 put every node on cpu2's
      * roofline estimate, about 20x below cpu1's measured times) */
-    for (int d = 0; o->costs && onnx && d < (*out)->ndev; d++) {
-        int timed = 0;
-        for (int e = 0; e < (*out)->ndev; e++) timed += cr.ncompute[e] > 0;
-        if (timed && !cr.ncompute[d])
+    int timed = 0; /* devices the file gives compute costs for */
+    for (int d = 0; d < (*out)->ndev; d++) timed += cr.ncompute[d] > 0;
+    for (int d = 0; o->costs && onnx && timed && d < (*out)->ndev; d++) {
+        if (!cr.ncompute[d])
             fprintf(stderr, "xengine: warning: %s: no compute cost for device %s; its costs are the roofline "
                             "model's estimates, beside the file's for the other device%s\n",
                     o->costs, (*out)->dev[d].name, (*out)->ndev > 2 ? "s" : "");

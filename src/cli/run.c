@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "model.h"
 #include "xengine/io.h"
+#include "xengine/plan.h"
 
 static void help(FILE *f)
 {
@@ -102,8 +102,7 @@ static int memory_guard(const xe_net *net, const xe_instance *in, const xe_sim_r
     for (int d = 0; d < in->ndev; d++) /* a pool refuses to hold more than its budget */
         peaks += (double)(r->dev[d].peak < in->dev[d].budget ? r->dev[d].peak : in->dev[d].budget);
     double need = (check ? 2 : 1) * data + peaks + (check ? (double)xe_instance_norecompute_peak(in->g) : 0);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    double phys = xe_plan_physical_bytes();
     if (phys <= 0 || need <= 0.9 * phys) return XE_OK;
     char b1[32], b2[32], b3[32], b4[32];
     return xe_err_set(err, XE_ENOMEM, "running it needs about %s (parameters, gradients and data: %s; the schedule's "

@@ -35,7 +35,7 @@ static int unit_scale(const char *path, const json_t *root, double *scale, xe_er
  * the caller asked to skip such entries; then it is noted in r (once per name). */
 static int unknown_dev(const char *path, const char *name, xe_costs_read *r, xe_err *err, const char *what)
 {
-    if (!r || !r->skip_unknown_devices) return xe_err_set(err, XE_EINVAL, "%s: %s", path, what);
+    if (!r->skip_unknown_devices) return xe_err_set(err, XE_EINVAL, "%s: %s", path, what);
     size_t len = strlen(r->skipped);
     const char *p = r->skipped;
     size_t nl = strlen(name);
@@ -77,7 +77,7 @@ static int read_compute(const char *path, const json_t *comp, const xe_instance 
                 continue;
             }
             ++*known;
-            if (r) r->ncompute[d]++;
+            r->ncompute[d]++;
             double c;
             if (json_is_null(val)) {
                 c = XE_NO_COST;

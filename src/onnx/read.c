@@ -462,6 +462,18 @@ static const tproto_t *lookup_const(rd *r, const char *name, tproto_t *tmp, int6
     return constant_value(r, c, node_name(r->g, c, 0, buf, sizeof buf), tmp, dimbuf, rc);
 }
 
+/* lookup_const for an input that must be a constant (node nm's `what`): NULL with *rc
+ * XE_EUNSUPPORTED ("... is not a constant") when it is none, or lookup_const's error. */
+static const tproto_t *need_const(rd *r, const char *nm, const char *input, const char *what, tproto_t *tmp,
+                                  int64_t *dimbuf, int *rc)
+{
+    const tproto_t *t = lookup_const(r, input, tmp, dimbuf, rc);
+    if (!t && *rc >= 0)
+        *rc = xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not a constant", r->path, nm, what,
+                         input);
+    return t;
+}
+
 /* A scalar constant input (Clip's min/max, Dropout's ratio). 1 found, 0 absent (empty
  * name), < 0 error (not a constant, not one element). */
 static int const_scalar(rd *r, const char *nm, const char *input, const char *what, double *v)
@@ -470,11 +482,8 @@ static int const_scalar(rd *r, const char *nm, const char *input, const char *wh
     tproto_t tmp;
     int64_t dimbuf[1];
     int rc;
-    const tproto_t *t = lookup_const(r, input, &tmp, dimbuf, &rc);
-    if (rc < 0) return rc;
-    if (!t)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not a constant", r->path, nm, what,
-                          input);
+    const tproto_t *t = need_const(r, nm, input, what, &tmp, dimbuf, &rc);
+    if (!t) return rc;
     if (tp_numel(t) != 1)
         return xe_err_set(r->err, XE_EINVAL, "%s: node \"%s\": %s \"%s\" is not a single value", r->path, nm, what,
                           input);
@@ -837,6 +846,32 @@ static int node_inputs(rd *r, const node_t *n, const char *nm, size_t nin, int *
     return XE_OK;
 }
 
+/* The values of the int64 constant `input` (an initializer or a Constant), at most max
+ * of them, into v[*n]. XE_EUNSUPPORTED when it is not a constant. */
+static int const_i64s(rd *r, const char *nm, const char *input, const char *what, int64_t *v, int max, int *n)
+{
+    tproto_t tmp, ext;
+    int64_t dimbuf[1];
+    int rc;
+    const tproto_t *t = need_const(r, nm, input, what, &tmp, dimbuf, &rc);
+    if (!t) return rc;
+    if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not int64", r->path, nm, what,
+                          input);
+    int64_t cnt = tp_numel(t);
+    if (cnt < 0 || cnt > max)
+        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" has %lld values (at most %d)", r->path,
+                          nm, what, input, (long long)cnt, max);
+    char w[300];
+    snprintf(w, sizeof w, "node \"%s\": %s", nm, what);
+    uint8_t *owned;
+    if (!(t = tp_data(r, t, w, &ext, &owned, &rc))) return rc;
+    for (int64_t i = 0; i < cnt && !rc; i++) rc = tp_get_i64(r, t, w, i, &v[i]);
+    free(owned);
+    *n = (int)cnt;
+    return rc < 0 ? rc : XE_OK;
+}
+
 static int drop_node(rd *r, const node_t *n, const char *nm);
 
 /* A Pad node: dropped, its output an alias of its input, when every pad is 0 (PyTorch
@@ -847,26 +882,10 @@ static int read_pad(rd *r, const node_t *n, const char *nm)
     int nonzero = 0;
     const attr_t *a = find_attr(n, "pads");
     if (n->n_input > 1 && n->input[1][0]) {
-        tproto_t tmp, ext;
-        int64_t dimbuf[1];
-        int rc;
-        const tproto_t *t = lookup_const(r, n->input[1], &tmp, dimbuf, &rc);
+        int64_t pads[2 * XE_MAX_RANK];
+        int cnt = 0, rc = const_i64s(r, nm, n->input[1], "Pad's pads", pads, 2 * XE_MAX_RANK, &cnt);
         if (rc < 0) return rc;
-        if (!t)
-            return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": Pad's pads \"%s\" is not a constant", r->path,
-                              nm, n->input[1]);
-        char w[300];
-        snprintf(w, sizeof w, "node \"%s\": pads", nm);
-        uint8_t *owned;
-        if (!(t = tp_data(r, t, w, &ext, &owned, &rc))) return rc;
-        int64_t cnt = tp_numel(t);
-        for (int64_t i = 0; i < cnt && !rc; i++) {
-            int64_t v = 0;
-            rc = tp_get_i64(r, t, w, i, &v);
-            nonzero |= v != 0;
-        }
-        free(owned);
-        if (rc < 0) return rc;
+        for (int i = 0; i < cnt; i++) nonzero |= pads[i] != 0;
     } else if (a) {
         for (size_t i = 0; i < a->n_ints; i++) nonzero |= a->ints[i] != 0;
     }
@@ -908,34 +927,6 @@ static int is_shape_value(const xe_net *net, int t)
     return net->t[t].role == XE_T_PARAM && net->t[t].dtype == XE_DT_INT64 && net->t[t].idata != NULL;
 }
 
-/* The values of the int64 constant `input` (an initializer or a Constant), at most max
- * of them, into v[*n]. XE_EUNSUPPORTED when it is not a constant. */
-static int const_i64s(rd *r, const char *nm, const char *input, const char *what, int64_t *v, int max, int *n)
-{
-    tproto_t tmp, ext;
-    int64_t dimbuf[1];
-    int rc;
-    const tproto_t *t = lookup_const(r, input, &tmp, dimbuf, &rc);
-    if (rc < 0) return rc;
-    if (!t)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not a constant", r->path, nm, what,
-                          input);
-    if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" is not int64", r->path, nm, what,
-                          input);
-    int64_t cnt = tp_numel(t);
-    if (cnt < 0 || cnt > max)
-        return xe_err_set(r->err, XE_EUNSUPPORTED, "%s: node \"%s\": %s \"%s\" has %lld values (at most %d)", r->path,
-                          nm, what, input, (long long)cnt, max);
-    char w[300];
-    snprintf(w, sizeof w, "node \"%s\": %s", nm, what);
-    uint8_t *owned;
-    if (!(t = tp_data(r, t, w, &ext, &owned, &rc))) return rc;
-    for (int64_t i = 0; i < cnt && !rc; i++) rc = tp_get_i64(r, t, w, i, &v[i]);
-    free(owned);
-    *n = (int)cnt;
-    return rc < 0 ? rc : XE_OK;
-}
 
 /* Unsqueeze's / Squeeze's axes (the attribute before opset 13, the constant input 1
  * from 13): absent, or exactly one axis, 0 or -1 (shape values are scalars or vectors). */

@@ -200,8 +200,6 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
  * peaks at 2.9 GB resident on one device, 6.4 GB on two (8 B x n x n x devices: the
  * stage check's doubles; README "Status"). */
 #define XE_PLAN_MEMORY_SHARE 0.9
-/* plan_util.c: the machine's physical memory in bytes (0 when unknown). */
-double xe_plan_physical_bytes(void);
 
 /* plan_anneal.c: the seconds to keep back for the anneal (0: it does not run): one
  * device, not milp nor feasibility, and either a graph whose file order is far from its

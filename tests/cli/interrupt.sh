@@ -33,6 +33,15 @@ left_behind() {
   echo "$left"
 }
 
+# waits (at most 60 s) until the solve writing its table to $1 has printed the
+# portfolio's row: LNS starts right after it
+wait_portfolio() {
+  for _ in $(seq 1 600); do
+    grep -q '^greedy' "$1" && return
+    sleep 0.1
+  done
+}
+
 # job control: without it a background job starts with SIGINT ignored, and xengine
 # leaves an ignored SIGINT alone (a script's Ctrl-C is not meant for its background jobs)
 set -m
@@ -41,10 +50,7 @@ set -m
 pid=$!
 set +m
 # wait for the portfolio's row (LNS starts right after it), then one second more
-for _ in $(seq 1 600); do
-  grep -q '^greedy' "$tmp/out" && break
-  sleep 0.1
-done
+wait_portfolio "$tmp/out"
 check "the portfolio's row came" grep -q '^greedy' "$tmp/out"
 sleep 1
 t0=$(date +%s.%N)
@@ -71,10 +77,7 @@ check "simulate finds it valid" test $? -eq 0
 "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/term.json" \
   >"$tmp/outt" 2>"$tmp/errt" &
 pid=$!
-for _ in $(seq 1 600); do
-  grep -q '^greedy' "$tmp/outt" && break
-  sleep 0.1
-done
+wait_portfolio "$tmp/outt"
 sleep 1
 kill -TERM "$pid"
 wait "$pid"
@@ -94,10 +97,7 @@ check "SIGTERM: no solver process left behind" test -z "$(left_behind "$tmp/term
 "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --method milp --time-limit 120 \
   -o "$tmp/k.json" >"$tmp/outk" 2>"$tmp/errk" &
 pid=$!
-for _ in $(seq 1 600); do
-  grep -q '^greedy' "$tmp/outk" && break
-  sleep 0.1
-done
+wait_portfolio "$tmp/outk"
 sleep 1
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
@@ -109,10 +109,7 @@ check "SIGKILL: nothing written" test ! -e "$tmp/k.json"
 "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 8 -o "$tmp/t.json" \
   >"$tmp/out2" 2>"$tmp/err2" &
 pid=$!
-for _ in $(seq 1 600); do
-  grep -q '^greedy' "$tmp/out2" && break
-  sleep 0.1
-done
+wait_portfolio "$tmp/out2"
 kill -INT "$pid"
 wait "$pid"
 code=$?

@@ -251,6 +251,7 @@ static void test_plan_uses_descent(void **state)
         po.time_limit = 60;
         po.no_pebbling = 1; /* descent's own answers (pebbling: docs/pebble.md, test_pebble) */
         po.no_anneal = 1;   /* ... as a stage schedule (the anneal's: test_anneal) */
+        po.no_dtr = 1;      /* ... and its proof the last word (DTR's event lists: test_dtr) */
         po.no_bound_search = 1; /* rows as asserted (the search bound: test_plan) */
         po.row = on_row;
         po.ctx = &seen;

@@ -139,6 +139,9 @@ typedef struct xe_plan_opts {
                             device where the graph's order is far from its best or no stage
                             schedule was found, with XE_PLAN_ANNEAL_SHARE of the limit kept
                             back for it (row "anneal") (0) */
+    int no_dtr;          /* 1: never run DTR (xe_dtr_schedule, docs/dtr.md), which
+                            otherwise runs first on graphs of n x n x devices >= 10^6 and
+                            last where no phase found a schedule (row "dtr") (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the
@@ -225,6 +228,7 @@ typedef struct xe_plan_result {
     char restage_status[112]; /* the restaged row's status */
     char bound_search_status[96]; /* the search-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
+    char dtr_status[160];  /* the evict row's status (docs/dtr.md) */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits
@@ -235,6 +239,7 @@ typedef struct xe_plan_result {
                             "restaged-lns" (events: the pebbling schedule improved in
                             stage form, locally or by LNS; docs/reorder.md), "anneal"
                             (events: the event-list local search's, docs/anneal.md),
+                            "dtr" (events: the eviction heuristic's, docs/dtr.md),
                             or an extra start's name; "none" without schedule */
     double objective;    /* seconds, xe_stages_cost(sol); INFINITY without schedule */
     double bound;        /* seconds: max of xe_bound_stage, LNS's and the MILP's bounds,

@@ -47,6 +47,8 @@ static void help(FILE *f)
             "                   thread (docs/lns.md, Bounds: row search-bound)\n"
             "  --no-anneal      on one device, do not run the event-list local search last\n"
             "                   (docs/anneal.md: row anneal)\n"
+            "  --no-dtr         do not run DTR (first on graphs of 1,000+ nodes, last where\n"
+            "                   nothing else found a schedule; docs/dtr.md: row dtr)\n"
             "  --knapsack-rows  add the knapsack rows to the whole-model MILP (docs/\n"
             "                   formulation.md, constraint 9): same optimum, stronger CBC\n"
             "                   bounds, sometimes a slower CBC (default: on in auto when\n"
@@ -502,6 +504,8 @@ int xe_cli_solve(int argc, char **argv)
             po.no_bound_search = 1;
         } else if (!strcmp(a, "--no-anneal")) {
             po.no_anneal = 1;
+        } else if (!strcmp(a, "--no-dtr")) {
+            po.no_dtr = 1;
         } else if (!strcmp(a, "--no-start")) {
             no_start = 1;
         } else if (!strcmp(a, "--knapsack-rows")) {

@@ -115,6 +115,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * search (xe_plan_anneal_share); they then plan under `phases`, o's limit less it */
     double anneal_s = 0;
     const xe_plan_opts *oall = o;
+    xe_schedule dtr; /* the DTR schedule (docs/dtr.md), one device, outside the stage structure */
+    xe_schedule_init(&dtr);
+    double dtr_cost = INFINITY, t_dtr = 0;
+    int dtr_ran = 0;
     xe_plan_opts phases;
     int rc;
 
@@ -125,6 +129,17 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
     xe_plan_bound bsearch; /* the search bound on a second thread (plan_bound.c) */
     xe_plan_bound_start(&bsearch, in, o, t_start);
+    /* 0. on graphs where a stage greedy pass takes a large part of a second or more, the
+     * DTR schedule first (docs/dtr.md): milliseconds where it finds one, and with it in
+     * hand the portfolio's grace past the limit is not needed */
+    if (!o->no_dtr && xe_plan_dtr_big(in) && !xe_plan_stopped(o)) {
+        double secs = o->time_limit > 0 ? fmin(XE_PLAN_DTR_S, 0.25 * o->time_limit) : XE_PLAN_DTR_S;
+        rc = xe_plan_dtr_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
+        if (rc) goto out;
+        dtr_ran = 1;
+        /* with it in hand the portfolio gets no grace past the limit */
+        if (dtr.len && isfinite(h_deadline)) h_deadline -= XE_HEUR_GRACE_S;
+    }
     double t_h0 = xe_now() - t_start;
     xe_heur_times ht;
     int hrc = xe_heur_best_intr(in, &heur, &which, 1, 0.0, h_deadline, o->interrupt, &ht, &e2);
@@ -629,6 +644,30 @@ out:
         xe_plan_set_reordered(res, o, aside.cost, fmin(fmin(lb, lb_index), aside.bound));
     }
     xe_schedule_clear(&aside.events);
+    /* the DTR schedule where nothing found later is cheaper; where no phase found any
+     * schedule (and none is proven impossible), DTR now, as a last resort, on any graph */
+    if (rc == XE_OK && !oall->no_dtr && !dtr_ran && !isfinite(res->objective) && !res->events.len &&
+        !res->infeasible_any && !xe_plan_stopped(oall)) {
+        double left = oall->time_limit > 0 ? xe_plan_time_left(oall, t_start) : XE_PLAN_DTR_S;
+        rc = xe_plan_dtr_phase(in, oall, res, t_start, fmin(XE_PLAN_DTR_S, fmax(0.1, left)), &dtr, &dtr_cost, &t_dtr,
+                               err);
+    }
+    if (rc == XE_OK && dtr.len && !(dtr_cost >= res->objective * (1 - 1e-12))) {
+        xe_stages_clear(&res->sol);
+        xe_schedule_clear(&res->events);
+        res->events = dtr;
+        xe_schedule_init(&dtr);
+        res->events_objective = res->objective = dtr_cost;
+        res->name = "dtr";
+        res->reordered = 0;
+        res->search_order = 0;
+        res->bound = -INFINITY; /* the stage bounds do not hold here: the bounds over every schedule below */
+        res->gap = NAN;
+        res->optimal = 0;
+        res->infeasible = 0; /* a stage-class proof does not cover this schedule */
+        res->time_best = t_dtr;
+    }
+    xe_schedule_clear(&dtr);
     /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
      * the phases left, against the bound over every schedule known now (the search
      * bound's where it has ended) */
@@ -663,6 +702,7 @@ out:
     xe_stages_clear(&dres.sol);
     xe_stages_clear(&dp);
     xe_stages_clear(&heur2);
+    xe_schedule_clear(&dtr);
     xe_instance_free(in2);
     free(perm);
     return rc;

@@ -115,6 +115,24 @@ void xe_plan_emit_not_run(const xe_plan_opts *o, xe_plan_result *res, const char
 void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *method, const char *status,
                        double objective, double seconds);
 
+/* plan_dtr.c: the eviction heuristic (docs/dtr.md) as a phase */
+/* Graphs with at least this many stage-matrix cells (n x n x devices) get the eviction
+ * schedule first, before the stage portfolio: a greedy pass there takes 0.4 s (1,000
+ * nodes, one device) to seconds, the eviction heuristic milliseconds. */
+#define XE_PLAN_DTR_MIN_CELLS 1e6
+/* Seconds the phase may take at most (it takes milliseconds where it succeeds). */
+#define XE_PLAN_DTR_S 1.0
+/* 1 when in is that large. */
+int xe_plan_dtr_big(const xe_instance *in);
+/* The eviction schedule (xe_dtr_schedule) on each device that can run every node, in
+ * the index order and in one low-peak list-scheduling pass's order (xe_order_low_peak),
+ * for at most `seconds`: the cheapest into *ev (replaced; caller-owned), its cost into
+ * *ev_cost (INFINITY for none) and the seconds from t_start into *t_ev, traced. Emits
+ * row "dtr" (status in res->dtr_status). Returns XE_OK whether or not it found one;
+ * XE_ENOMEM, or XE_EINTERNAL where the simulator disagrees, with err set. */
+int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
+
 /* plan_milp.c (each function's full contract is at its definition) */
 int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,
                        const xe_stages *start, double limit, double t_start, double lb_other, xe_milp_result *mr,

@@ -1,0 +1,266 @@
+/* Dynamic eviction on one device (include/xengine/dtr.h, docs/dtr.md). */
+#include "xengine/dtr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xengine/sim.h"
+#include "xengine/timer.h"
+
+/* Beyond this many computes per node the run is thrashing (on a random 1,000-node DAG at
+ * 60% of its peak the index order recomputed without end): it gives up. */
+#define DTR_MAX_RECOMPUTE_FACTOR 16
+/* run()'s own code for that, turned into XE_EINFEASIBLE with its message */
+#define DTR_THRASHING 1
+
+/* The state of one run: which tensors are resident, pinned (an input of a compute in
+ * progress), still to be read by a first compute, and the stack of computes in progress
+ * (a compute whose inputs are being brought back). */
+typedef struct {
+    const xe_instance *in;
+    const xe_graph *g;
+    int dev;
+    int64_t budget, live; /* bytes */
+    char *res;            /* [n] resident on dev */
+    int *pin;             /* [n] computes in progress reading it */
+    int *pending;         /* [n] users not yet computed for the first time */
+    int64_t *last;        /* [n] step of its last compute or read */
+    int *rl, *rpos, nres; /* resident nodes, and each one's slot in rl (-1: absent) */
+    int *garbage, ngarb;  /* tensors nothing will read, freed between first computes */
+    char *ingarb;         /* [n] listed in garbage */
+    int *fnode, *fbase;   /* the stack: node, and where its pins start in pstack */
+    int *pstack;          /* inputs brought back for the computes in progress, pinned */
+    int64_t step;         /* computes so far */
+    int64_t max_computes; /* thrashing: give up beyond it (DTR_MAX_RECOMPUTE_FACTOR) */
+    double deadline;
+    double cost;
+    int64_t computes;
+    xe_schedule *out;
+} dtr_state;
+
+static void res_add(dtr_state *s, int v)
+{
+    s->res[v] = 1;
+    s->rpos[v] = s->nres;
+    s->rl[s->nres++] = v;
+    s->live += s->g->nodes[v].mem;
+}
+
+static int res_free(dtr_state *s, int v)
+{
+    int k = s->rpos[v], last = s->rl[--s->nres];
+    s->rl[k] = last;
+    s->rpos[last] = k;
+    s->rpos[v] = -1;
+    s->res[v] = 0;
+    s->live -= s->g->nodes[v].mem;
+    return xe_schedule_push(s->out, XE_EV_FREE, v, s->dev, -1);
+}
+
+static void to_garbage(dtr_state *s, int u)
+{
+    if (!s->ingarb[u]) s->ingarb[u] = 1, s->garbage[s->ngarb++] = u;
+}
+
+/* What bringing u back would cost: its compute and those of its absent inputs. */
+static double back_cost(const dtr_state *s, int u)
+{
+    const xe_graph *g = s->g;
+    double c = xe_cost(s->in, u, s->dev);
+    for (int j = g->pred_off[u]; j < g->pred_off[u + 1]; j++)
+        if (!s->res[g->pred[j]]) c += xe_cost(s->in, g->pred[j], s->dev);
+    return c;
+}
+
+/* Evicts unpinned resident tensors, lowest score first (nothing-reads-it first), until
+ * `need` more bytes fit. XE_OK, XE_EINFEASIBLE when they cannot, XE_ENOMEM. */
+static int make_room(dtr_state *s, int64_t need)
+{
+    while (s->live + need > s->budget) {
+        int best = -1;
+        double bs = INFINITY;
+        for (int k = 0; k < s->nres; k++) {
+            int u = s->rl[k];
+            int64_t m = s->g->nodes[u].mem;
+            if (s->pin[u] || m == 0) continue;
+            double sc = s->pending[u] == 0 ? -1.0
+                                           : back_cost(s, u) / ((double)m * (double)(s->step - s->last[u] + 1));
+            if (sc < bs || (sc == bs && u < best)) bs = sc, best = u;
+        }
+        if (best < 0) return XE_EINFEASIBLE;
+        if (res_free(s, best)) return XE_ENOMEM;
+    }
+    return XE_OK;
+}
+
+/* Computes v (absent), bringing its absent inputs back first, depth first on the stack.
+ * A compute in progress pins only the inputs brought back for it (pstack), so that the
+ * work below it can still evict its other inputs; once none is absent it pins them all
+ * and runs. Each brought-back input stays pinned, so a frame is resumed at most
+ * indegree times. On return v is resident. XE_OK, XE_EINFEASIBLE, XE_ENOMEM. */
+static int materialize(dtr_state *s, int v, int *blocker)
+{
+    const xe_graph *g = s->g;
+    int top = 0, np = 0;
+    s->fnode[0] = v;
+    s->fbase[0] = 0;
+    while (top >= 0) {
+        int x = s->fnode[top], absent = -1;
+        for (int j = g->pred_off[x]; j < g->pred_off[x + 1]; j++) {
+            int u = g->pred[j];
+            if (!s->res[u]) {
+                absent = u;
+                break;
+            }
+            s->last[u] = s->step; /* in use: touched */
+        }
+        if (absent >= 0) { /* bring it back first */
+            top++;
+            s->fnode[top] = absent;
+            s->fbase[top] = np;
+            continue;
+        }
+        for (int i = s->fbase[top]; i < np; i++) s->pin[s->pstack[i]]--; /* now every input instead */
+        np = s->fbase[top];
+        for (int j = g->pred_off[x]; j < g->pred_off[x + 1]; j++) s->pin[g->pred[j]]++;
+        int rc = make_room(s, g->nodes[x].mem);
+        if (rc == XE_EINFEASIBLE) *blocker = x;
+        if (rc) return rc;
+        if (s->computes >= s->max_computes) return DTR_THRASHING;
+        if ((s->computes & 1023) == 1023 && xe_now() > s->deadline) return XE_ETIMEOUT;
+        if (xe_schedule_push(s->out, XE_EV_COMPUTE, x, s->dev, -1)) return XE_ENOMEM;
+        s->cost += xe_cost(s->in, x, s->dev);
+        s->computes++;
+        s->step++;
+        s->last[x] = s->step;
+        res_add(s, x);
+        for (int i = g->pred_off[x]; i < g->pred_off[x + 1]; i++) {
+            int u = g->pred[i];
+            if (--s->pin[u] == 0 && s->pending[u] == 0) to_garbage(s, u);
+        }
+        if (--top >= 0) { /* x was brought back for the frame below: pinned for it */
+            s->pin[x]++;
+            s->pstack[np++] = x;
+        }
+    }
+    return XE_OK;
+}
+
+static int run(dtr_state *s, const int *order, int *blocker)
+{
+    const xe_graph *g = s->g;
+    for (int k = 0; k < g->n; k++) {
+        int v = order ? order[k] : k;
+        if ((k & 63) == 0 && xe_now() > s->deadline) return XE_ETIMEOUT;
+        int rc = materialize(s, v, blocker);
+        if (rc) return rc;
+        for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+            if (--s->pending[g->pred[j]] == 0) to_garbage(s, g->pred[j]);
+        if (s->pending[v] == 0) to_garbage(s, v);
+        /* nothing is pinned between first computes: what nothing reads goes */
+        for (int i = 0; i < s->ngarb; i++) {
+            int u = s->garbage[i];
+            s->ingarb[u] = 0;
+            if (s->res[u] && s->pending[u] == 0 && res_free(s, u)) return XE_ENOMEM;
+        }
+        s->ngarb = 0;
+    }
+    return XE_OK;
+}
+
+int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, double deadline, xe_schedule *out,
+                    double *cost, int *recomputes, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    int n = g->n;
+    xe_schedule_clear(out);
+    if (dev < 0 || dev >= in->ndev) return xe_err_set(err, XE_EINVAL, "dtr: no device %d", dev);
+    for (int v = 0; v < n; v++)
+        if (!xe_can_run(in, v, dev))
+            return xe_err_set(err, XE_EINFEASIBLE, "dtr: node %s cannot run on %s", g->nodes[v].name,
+                              in->dev[dev].name);
+    dtr_state s = {.in = in,
+                  .g = g,
+                  .dev = dev,
+                  .budget = in->dev[dev].budget,
+                  .out = out,
+                  .deadline = deadline,
+                  .max_computes = (int64_t)DTR_MAX_RECOMPUTE_FACTOR * n + 1024};
+    size_t ni = (size_t)n + 1;
+    s.res = calloc(ni, 1);
+    s.pin = calloc(ni, sizeof *s.pin);
+    s.pending = malloc(ni * sizeof *s.pending);
+    s.last = calloc(ni, sizeof *s.last);
+    s.rl = malloc(ni * sizeof *s.rl);
+    s.rpos = malloc(ni * sizeof *s.rpos);
+    s.garbage = malloc(ni * sizeof *s.garbage);
+    s.ingarb = calloc(ni, 1);
+    s.fnode = malloc(ni * sizeof *s.fnode);
+    s.fbase = malloc(ni * sizeof *s.fbase);
+    s.pstack = malloc(ni * sizeof *s.pstack);
+    int *pos = malloc(ni * sizeof *pos);
+    int rc = XE_OK, blocker = -1;
+    if (!s.res || !s.pin || !s.pending || !s.last || !s.rl || !s.rpos || !s.garbage || !s.ingarb || !s.fnode ||
+        !s.fbase || !s.pstack || !pos) {
+        rc = xe_err_set(err, XE_ENOMEM, "dtr: out of memory for %d nodes", n);
+        goto out;
+    }
+    for (int v = 0; v < n; v++) {
+        pos[v] = -1;
+        s.rpos[v] = -1;
+        s.pending[v] = xe_graph_nsucc(g, v);
+    }
+    for (int k = 0; k < n; k++) {
+        int v = order ? order[k] : k;
+        if (v < 0 || v >= n || pos[v] >= 0) {
+            rc = xe_err_set(err, XE_EINVAL, "dtr: the order is not a permutation of the %d nodes", n);
+            goto out;
+        }
+        pos[v] = k;
+    }
+    for (int i = 0; i < g->m; i++)
+        if (pos[g->esrc[i]] > pos[g->edst[i]]) {
+            rc = xe_err_set(err, XE_EINVAL, "dtr: the order computes %s before its input %s",
+                            g->nodes[g->edst[i]].name, g->nodes[g->esrc[i]].name);
+            goto out;
+        }
+    rc = run(&s, order, &blocker);
+    if (rc == XE_ENOMEM) {
+        xe_err_set(err, rc, "dtr: out of memory for the event list");
+    } else if (rc == XE_ETIMEOUT) {
+        xe_err_set(err, rc, "dtr: time limit reached");
+    } else if (rc == DTR_THRASHING) {
+        rc = xe_err_set(err, XE_EINFEASIBLE, "dtr: gave up after %lld computes (thrashing)", (long long)s.computes);
+    } else if (rc == XE_EINFEASIBLE) {
+        xe_err_set(err, rc, "dtr: %s does not fit %s's budget of %lld B with the inputs of the computes in "
+                   "progress resident", g->nodes[blocker].name, in->dev[dev].name, (long long)s.budget);
+    } else {
+        xe_sim_result sr;
+        xe_err e2;
+        int sc = xe_sim_run(in, out, &sr, &e2);
+        if (sc == XE_ENOMEM) rc = xe_err_set(err, sc, "dtr: out of memory replaying the schedule");
+        else if (sc || sr.dev[dev].peak > s.budget || fabs(sr.total_time - s.cost) > 1e-9 * fmax(1.0, s.cost))
+            rc = xe_err_set(err, XE_EINTERNAL, "dtr: the simulator disagrees: %s", sc ? e2.msg : "peak or cost");
+    }
+    if (rc == XE_OK) {
+        *cost = s.cost;
+        if (recomputes) *recomputes = (int)(s.computes - n);
+    } else {
+        xe_schedule_clear(out);
+    }
+out:
+    free(s.res);
+    free(s.pin);
+    free(s.pending);
+    free(s.last);
+    free(s.rl);
+    free(s.rpos);
+    free(s.garbage);
+    free(s.ingarb);
+    free(s.fnode);
+    free(s.fbase);
+    free(s.pstack);
+    free(pos);
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* The planner's eviction phase (src/solvers/plan_int.h, docs/dtr.md): the first
+ * schedule of graphs too large for a quick stage greedy pass, and the last resort where
+ * no phase found one. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xengine/dtr.h"
+#include "xengine/reorder.h"
+#include "xengine/timer.h"
+
+#include "plan_int.h"
+
+int xe_plan_dtr_big(const xe_instance *in)
+{
+    double n = in->g->n;
+    return n * n * in->ndev >= XE_PLAN_DTR_MIN_CELLS;
+}
+
+int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    double t0 = xe_now(), deadline = t0 + seconds;
+    *ev_cost = INFINITY;
+    if (o->phase) o->phase(o->ctx, "dtr");
+    int *order = malloc(((size_t)g->n + 1) * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the eviction order");
+    /* the index order and one pass of the low-peak list scheduling (docs/reorder.md) */
+    int64_t peak;
+    xe_err e2;
+    int orc = xe_order_low_peak(g, 1, 1, deadline, order, &peak, &e2);
+    if (orc == XE_ENOMEM) {
+        free(order);
+        return xe_err_set(err, orc, "plan: %s", e2.msg);
+    }
+    int have_order = orc == XE_OK;
+    xe_schedule s;
+    xe_schedule_init(&s);
+    int rc = XE_OK, timed_out = 0;
+    char why[sizeof res->dtr_status] = "";
+    for (int d = 0; d < in->ndev && rc == XE_OK; d++)
+        for (int w = 0; w < 1 + have_order && rc == XE_OK; w++) {
+            if (xe_now() > deadline || xe_plan_stopped(o)) {
+                timed_out = 1;
+                break;
+            }
+            double c = INFINITY;
+            int r = xe_dtr_schedule(in, d, w ? order : NULL, deadline, &s, &c, NULL, &e2);
+            if (r == XE_OK && c < *ev_cost) {
+                xe_schedule_clear(ev);
+                *ev = s;
+                xe_schedule_init(&s);
+                *ev_cost = c;
+            } else if (r == XE_ETIMEOUT) {
+                timed_out = 1;
+            } else if (r == XE_EINFEASIBLE && !why[0]) {
+                snprintf(why, sizeof why, "%.150s", e2.msg + (strncmp(e2.msg, "dtr: ", 5) ? 0 : 5));
+            } else if (r != XE_OK && r != XE_EINFEASIBLE) {
+                rc = xe_err_set(err, r, "plan: %s", e2.msg);
+            }
+            xe_schedule_clear(&s);
+        }
+    free(order);
+    if (rc) return rc;
+    double t = xe_now() - t0;
+    if (isfinite(*ev_cost)) {
+        *t_ev = xe_now() - t_start;
+        xe_plan_trace(res, *t_ev, *ev_cost);
+        snprintf(res->dtr_status, sizeof res->dtr_status, "valid (outside the stage structure, on one device)");
+    } else if (timed_out) {
+        snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule within its time");
+    } else {
+        snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule: %s", why);
+    }
+    xe_plan_emit_heur(o, res, "dtr", res->dtr_status, *ev_cost, t);
+    return XE_OK;
+}

@@ -626,6 +626,7 @@ static void test_memory_guard(void **state)
     o.mode = XE_PLAN_HEURISTIC;
     o.time_limit = 30;
     o.memory_bytes = 19000000; /* 90%: 17,100,000 B, below the 18,000,000 B needed */
+    o.no_dtr = 1;
     xe_plan_result r;
     xe_err err;
     assert_int_equal(xe_plan(in, &o, &r, &err), XE_ENOMEM);
@@ -633,6 +634,23 @@ static void test_memory_guard(void **state)
     assert_non_null(strstr(err.msg, "1500 nodes on 1 device: the dense stage matrices need about 17.17 MiB"));
     assert_null(r.sol.R);
     assert_int_equal(r.events.len, 0);
+    xe_plan_result_clear(&r);
+    /* with DTR (docs/dtr.md), which needs no stage matrices: its schedule, valid, and a
+     * greedy row saying why nothing else ran */
+    o.no_dtr = 0;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    assert_string_equal(r.name, "dtr");
+    assert_null(r.sol.R);
+    assert_true(r.events.len > 0);
+    xe_sim_result sr;
+    assert_int_equal(xe_sim_run(in, &r.events, &sr, &err), XE_OK);
+    assert_true(sr.dev[0].peak <= in->dev[0].budget);
+    assert_true(fabs(sr.total_time - r.objective) <= 1e-9 * r.objective);
+    assert_true(r.bound <= r.objective && r.bound >= xe_bound_cheapest(in) * (1 - 1e-12));
+    assert_int_equal(r.nrows, 2);
+    assert_string_equal(r.rows[0].method, "greedy");
+    assert_non_null(strstr(r.rows[0].status, "not run: 1500 nodes on 1 device: the dense stage matrices"));
+    assert_string_equal(r.rows[1].method, "dtr");
     xe_plan_result_clear(&r);
     /* the same check alone, as sweep calls it before its table: the byte where it turns */
     assert_int_equal(xe_plan_memory_check(in, 19999999, &err), XE_ENOMEM);

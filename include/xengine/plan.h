@@ -228,7 +228,9 @@ typedef struct xe_plan_result {
     char restage_status[112]; /* the restaged row's status */
     char bound_search_status[96]; /* the search-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
-    char dtr_status[160];  /* the evict row's status (docs/dtr.md) */
+    char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
+    char dtr_skip[224];      /* the greedy row's status where only DTR ran (the stage
+                                matrices do not fit the memory) */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits

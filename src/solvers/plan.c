@@ -87,7 +87,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     /* the dense stage matrices: refused at once where they cannot fit, rather than
      * killed by the kernel part way (README, "Status") */
     int mrc = xe_plan_memory_check(in, o->memory_bytes, err);
-    if (mrc) return mrc;
+    if (mrc) return o->no_dtr ? mrc : xe_plan_dtr_only(in, o, res, t_start, err);
 
     xe_stages heur = {0};
     xe_lns_result lns;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xengine/dtr.h"
+#include "xengine/solvers.h"
 #include "xengine/reorder.h"
 #include "xengine/timer.h"
 
@@ -75,5 +76,36 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule: %s", why);
     }
     xe_plan_emit_heur(o, res, "dtr", res->dtr_status, *ev_cost, t);
+    return XE_OK;
+}
+
+int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_err *err)
+{
+    xe_err mem = *err;
+    /* the greedy row says why no stage phase runs: the memory check's message less its
+     * advice */
+    snprintf(res->dtr_skip, sizeof res->dtr_skip, "not run: %.200s", mem.msg);
+    char *cut = strstr(res->dtr_skip, "; plan a smaller graph");
+    if (cut) *cut = 0;
+    xe_plan_row r = {.method = "greedy", .status = res->dtr_skip, .objective = INFINITY, .bound = NAN, .gap = NAN,
+                     .milp_status = -1};
+    xe_plan_emit(o, res, &r);
+    double secs = o->time_limit > 0 ? o->time_limit - (xe_now() - t_start) : XE_PLAN_DTR_ALONE_S;
+    xe_schedule ev;
+    xe_schedule_init(&ev);
+    double cost = INFINITY, t_ev = 0;
+    int rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs), &ev, &cost, &t_ev, err);
+    if (rc) return rc;
+    if (!ev.len)
+        return xe_err_set(err, XE_ENOMEM, "%s; DTR, which needs no stage matrices, found no schedule either (%s)",
+                          mem.msg, res->dtr_status);
+    res->events = ev;
+    res->events_objective = res->objective = cost;
+    res->name = "dtr";
+    res->bound = res->bound_any = fmin(xe_bound_cheapest(in), cost);
+    res->gap = xe_plan_rel_gap(cost, res->bound);
+    res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
+    res->time_best = t_ev;
+    res->time_total = xe_now() - t_start;
     return XE_OK;
 }

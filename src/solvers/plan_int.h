@@ -133,6 +133,15 @@ int xe_plan_dtr_big(const xe_instance *in);
 int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                       double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 
+/* Where the stage matrices do not fit this machine's memory (err holds
+ * xe_plan_memory_check's message): DTR alone for the time limit (XE_PLAN_DTR_ALONE_S
+ * without one), a row "greedy" saying why the stage phases did not run, then row "dtr".
+ * XE_OK with res->events, name "dtr", its bound the bound over every schedule that needs
+ * no stage matrices (xe_bound_cheapest); where DTR finds none, XE_ENOMEM with err's
+ * message and DTR's reason appended. */
+#define XE_PLAN_DTR_ALONE_S 60.0
+int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_err *err);
+
 /* plan_milp.c (each function's full contract is at its definition) */
 int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,
                        const xe_stages *start, double limit, double t_start, double lb_other, xe_milp_result *mr,

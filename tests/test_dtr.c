@@ -22,19 +22,20 @@
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 
-/* Simulates s on in: valid, every node computed, device d within its budget, nothing on
- * the other devices; returns its total time. */
-static double replay(const xe_instance *in, const xe_schedule *s, int d)
+/* Simulates s on in: valid, every node computed, every device within its budget,
+ * computes on device d only, copies only where allowed; returns its total time. */
+static double replay(const xe_instance *in, const xe_schedule *s, int d, int copies)
 {
     xe_sim_result r;
     xe_err err = {{0}};
     int rc = xe_sim_run(in, s, &r, &err);
     if (rc != XE_OK) print_error("simulator: %s\n", err.msg);
     assert_int_equal(rc, XE_OK);
-    assert_true(r.dev[d].peak <= in->dev[d].budget);
-    for (int e = 0; e < in->ndev; e++)
+    for (int e = 0; e < in->ndev; e++) {
+        assert_true(r.dev[e].peak <= in->dev[e].budget);
         if (e != d) assert_int_equal(r.dev[e].computes, 0);
-    assert_int_equal(r.copies, 0);
+    }
+    if (!copies) assert_int_equal(r.copies, 0);
     return r.total_time;
 }
 
@@ -73,25 +74,121 @@ static void test_hand_recompute(void **state)
     xe_schedule_init(&s);
     double cost = 0;
     int rec = -1;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
     assert_true(fabs(cost - 11.0) < 1e-12);
     assert_int_equal(rec, 1);
-    assert_true(fabs(replay(in, &s, 0) - 11.0) < 1e-12);
+    assert_true(fabs(replay(in, &s, 0, 0) - 11.0) < 1e-12);
     double bf = 0;
     assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_OK);
     assert_true(fabs(bf - 11.0) < 1e-12);
     /* with 5 B, 0 stays: every node once, 10 s */
     in->dev[0].budget = 5;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
     assert_true(fabs(cost - 10.0) < 1e-12);
     assert_int_equal(rec, 0);
     /* 3 B: node 1 and its input need 4 */
     in->dev[0].budget = 3;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, INFINITY, &s, &cost, &rec, &err), XE_EINFEASIBLE);
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_EINFEASIBLE);
     assert_int_equal(s.len, 0);
     assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_EINFEASIBLE);
     xe_schedule_clear(&s);
     xe_instance_free(in);
+}
+
+/* The hand graph with a CPU beside the GPU: computing there costs 10 s a node, a copy
+ * either way 0.25 s. At 4 B on the GPU, parking node 0 on the CPU while 2 is computed
+ * and copying it back for 3 costs 0.5 s, less than computing it again (1 s): 10.5 s, the
+ * brute-force optimum over every event list of the two devices. Without offloading:
+ * 11 s. */
+static void test_hand_offload(void **state)
+{
+    (void)state;
+    xe_err err = {{0}};
+    xe_instance *one = hand_instance(4);
+    xe_graph *g = one->g;
+    one->g = NULL;
+    xe_instance_free(one);
+    xe_instance *in = xe_instance_new(g, 2);
+    assert_non_null(in);
+    snprintf(in->dev[0].name, sizeof in->dev[0].name, "gpu");
+    snprintf(in->dev[1].name, sizeof in->dev[1].name, "cpu");
+    in->dev[0].budget = 4;
+    in->dev[1].budget = 100;
+    for (int v = 0; v < 4; v++) {
+        in->cost[v * 2 + 0] = v + 1.0;
+        in->cost[v * 2 + 1] = 10.0;
+        for (int d = 0; d < 2; d++)
+            for (int e = 0; e < 2; e++) in->copy[((int64_t)v * 2 + d) * 2 + e] = d == e ? 0.0 : 0.25;
+    }
+    xe_schedule s;
+    xe_schedule_init(&s);
+    double cost = 0;
+    int rec = -1;
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_true(fabs(cost - 10.5) < 1e-12);
+    assert_int_equal(rec, 0);
+    assert_true(fabs(replay(in, &s, 0, 1) - 10.5) < 1e-12);
+    double bf = 0;
+    assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_OK);
+    assert_true(fabs(bf - 10.5) < 1e-12);
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_true(fabs(cost - 11.0) < 1e-12);
+    assert_int_equal(rec, 1);
+    /* a copy dearer than the recomputation: computed again instead */
+    for (int v = 0; v < 4; v++) in->copy[((int64_t)v * 2 + 0) * 2 + 1] = 2.0;
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_true(fabs(cost - 11.0) < 1e-12);
+    /* no room on the CPU: likewise */
+    for (int v = 0; v < 4; v++) in->copy[((int64_t)v * 2 + 0) * 2 + 1] = 0.25;
+    in->dev[1].budget = 0;
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_true(fabs(cost - 11.0) < 1e-12);
+    xe_schedule_clear(&s);
+    xe_instance_free(in);
+}
+
+/* Two devices with copy costs: every schedule with parking replays within both budgets,
+ * computes on its device only and costs no less than the brute-force optimum over every
+ * event list of the instance. */
+static void test_offload_against_brute_force(void **state)
+{
+    (void)state;
+    int found = 0, only_parked = 0, optimal = 0;
+    for (int k = 0; k < 300; k++) {
+        uint64_t seed = 97000 + (uint64_t)k;
+        int n = 2 + k % 4;
+        xe_instance *in = xe_test_random_instance(seed, n, 2, 1);
+        assert_non_null(in);
+        xe_err err = {{0}};
+        double bf = INFINITY;
+        int brc = xe_bf_event_solve(in, &bf, NULL, &err);
+        assert_true(brc == XE_OK || brc == XE_EINFEASIBLE);
+        for (int d = 0; d < 2; d++) {
+            xe_schedule s, s0;
+            xe_schedule_init(&s);
+            xe_schedule_init(&s0);
+            double cost = -1, c0 = -1;
+            int rc = xe_dtr_schedule(in, d, NULL, 1, INFINITY, &s, &cost, NULL, &err);
+            int rc0 = xe_dtr_schedule(in, d, NULL, 0, INFINITY, &s0, &c0, NULL, &err);
+            assert_true(rc == XE_OK || rc == XE_EINFEASIBLE);
+            if (rc == XE_OK) {
+                assert_int_equal(brc, XE_OK);
+                double t = replay(in, &s, d, 1);
+                assert_true(fabs(t - cost) <= 1e-9 * fmax(1.0, cost));
+                assert_true(cost >= bf - 1e-9);
+                found++;
+                only_parked += rc0 != XE_OK;
+                optimal += cost <= bf + 1e-9;
+            }
+            xe_schedule_clear(&s);
+            xe_schedule_clear(&s0);
+        }
+        xe_instance_free(in);
+    }
+    printf("dtr with parking vs event brute force (2 devices): %d schedules (%d optimal), %d where no schedule "
+           "without parking was found\n", found, optimal, only_parked);
+    assert_true(found > 0);
+    assert_true(only_parked > 0);
 }
 
 static void test_bad_arguments(void **state)
@@ -102,13 +199,13 @@ static void test_bad_arguments(void **state)
     xe_schedule s;
     xe_schedule_init(&s);
     double cost = 0;
-    assert_int_equal(xe_dtr_schedule(in, 1, NULL, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
+    assert_int_equal(xe_dtr_schedule(in, 1, NULL, 0, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
     int bad[4] = {0, 2, 1, 3}; /* 2 before its input 1 */
-    assert_int_equal(xe_dtr_schedule(in, 0, bad, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
+    assert_int_equal(xe_dtr_schedule(in, 0, bad, 0, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
     int rep[4] = {0, 1, 1, 3};
-    assert_int_equal(xe_dtr_schedule(in, 0, rep, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
+    assert_int_equal(xe_dtr_schedule(in, 0, rep, 0, INFINITY, &s, &cost, NULL, &err), XE_EINVAL);
     int ok[4] = {0, 1, 2, 3};
-    assert_int_equal(xe_dtr_schedule(in, 0, ok, INFINITY, &s, &cost, NULL, &err), XE_OK);
+    assert_int_equal(xe_dtr_schedule(in, 0, ok, 0, INFINITY, &s, &cost, NULL, &err), XE_OK);
     assert_true(fabs(cost - 11.0) < 1e-12);
     xe_schedule_clear(&s);
     xe_instance_free(in);
@@ -145,7 +242,7 @@ static void test_against_brute_force(void **state)
             xe_schedule_init(&s);
             double cost = -1;
             int rec = -1;
-            int rc = xe_dtr_schedule(in, d, NULL, INFINITY, &s, &cost, &rec, &err);
+            int rc = xe_dtr_schedule(in, d, NULL, 0, INFINITY, &s, &cost, &rec, &err);
             runs++;
             if (rc == XE_OK) {
                 if (brc != XE_OK) {
@@ -153,7 +250,7 @@ static void test_against_brute_force(void **state)
                                 (unsigned long long)seed, d);
                     fail();
                 }
-                double t = replay(in, &s, d);
+                double t = replay(in, &s, d, 0);
                 assert_true(fabs(t - cost) <= 1e-9 * fmax(1.0, cost));
                 assert_true(cost >= bf - 1e-9);
                 assert_true(rec >= 0);
@@ -181,6 +278,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_recompute),
+        cmocka_unit_test(test_hand_offload),
+        cmocka_unit_test(test_offload_against_brute_force),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_against_brute_force),
     };

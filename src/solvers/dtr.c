@@ -36,6 +36,9 @@ typedef struct {
     double deadline;
     double cost;
     int64_t computes;
+    int offload;          /* 1: evicted tensors may be parked on the other devices */
+    int *hres;            /* [n] the other device holding a copy of it, -1: none */
+    int64_t hlive[XE_MAX_DEV]; /* bytes parked on each device */
     xe_schedule *out;
 } dtr_state;
 
@@ -73,22 +76,56 @@ static double back_cost(const dtr_state *s, int u)
     return c;
 }
 
+/* Seconds to park u on another device and copy it back, and that device (*to), or
+ * INFINITY where no device other than dev has room for it (or offloading is off). A copy
+ * already parked costs only the way back. */
+static double park_cost(const dtr_state *s, int u, int *to)
+{
+    const xe_instance *in = s->in;
+    double best = INFINITY;
+    *to = -1;
+    if (!s->offload) return best;
+    if (s->hres[u] >= 0) {
+        *to = s->hres[u];
+        return xe_copy_cost(in, u, s->hres[u], s->dev);
+    }
+    int64_t m = s->g->nodes[u].mem;
+    for (int e = 0; e < in->ndev; e++) {
+        if (e == s->dev || s->hlive[e] + m > in->dev[e].budget) continue;
+        double c = xe_copy_cost(in, u, s->dev, e) + xe_copy_cost(in, u, e, s->dev);
+        if (c < best) best = c, *to = e;
+    }
+    return best;
+}
+
 /* Evicts unpinned resident tensors, lowest score first (nothing-reads-it first), until
- * `need` more bytes fit. XE_OK, XE_EINFEASIBLE when they cannot, XE_ENOMEM. */
+ * `need` more bytes fit: each is freed, parked first on another device where that is
+ * cheaper than computing it again (park_cost). XE_OK, XE_EINFEASIBLE when they cannot,
+ * XE_ENOMEM. */
 static int make_room(dtr_state *s, int64_t need)
 {
     while (s->live + need > s->budget) {
-        int best = -1;
+        int best = -1, best_to = -1;
         double bs = INFINITY;
         for (int k = 0; k < s->nres; k++) {
-            int u = s->rl[k];
+            int u = s->rl[k], to = -1;
             int64_t m = s->g->nodes[u].mem;
             if (s->pin[u] || m == 0) continue;
-            double sc = s->pending[u] == 0 ? -1.0
-                                           : back_cost(s, u) / ((double)m * (double)(s->step - s->last[u] + 1));
-            if (sc < bs || (sc == bs && u < best)) bs = sc, best = u;
+            double sc = -1.0;
+            if (s->pending[u] > 0) {
+                double back = back_cost(s, u), park = park_cost(s, u, &to);
+                if (!(park < back)) to = -1;
+                sc = fmin(back, park) / ((double)m * (double)(s->step - s->last[u] + 1));
+            }
+            if (sc < bs || (sc == bs && u < best)) bs = sc, best = u, best_to = to;
         }
         if (best < 0) return XE_EINFEASIBLE;
+        if (best_to >= 0 && s->hres[best] < 0) { /* park it */
+            if (xe_schedule_push(s->out, XE_EV_COPY, best, s->dev, best_to)) return XE_ENOMEM;
+            s->cost += xe_copy_cost(s->in, best, s->dev, best_to);
+            s->hres[best] = best_to;
+            s->hlive[best_to] += s->g->nodes[best].mem;
+        }
         if (res_free(s, best)) return XE_ENOMEM;
     }
     return XE_OK;
@@ -114,6 +151,19 @@ static int materialize(dtr_state *s, int v, int *blocker)
                 break;
             }
             s->last[u] = s->step; /* in use: touched */
+        }
+        if (absent >= 0 && s->hres[absent] >= 0) { /* parked: copied back, pinned for x */
+            int rc = make_room(s, g->nodes[absent].mem);
+            if (rc == XE_EINFEASIBLE) *blocker = absent;
+            if (rc) return rc;
+            int e = s->hres[absent];
+            if (xe_schedule_push(s->out, XE_EV_COPY, absent, e, s->dev)) return XE_ENOMEM;
+            s->cost += xe_copy_cost(s->in, absent, e, s->dev);
+            res_add(s, absent);
+            s->last[absent] = s->step;
+            s->pin[absent]++;
+            s->pstack[np++] = absent;
+            continue;
         }
         if (absent >= 0) { /* bring it back first */
             top++;
@@ -162,14 +212,20 @@ static int run(dtr_state *s, const int *order, int *blocker)
         for (int i = 0; i < s->ngarb; i++) {
             int u = s->garbage[i];
             s->ingarb[u] = 0;
-            if (s->res[u] && s->pending[u] == 0 && res_free(s, u)) return XE_ENOMEM;
+            if (s->pending[u] > 0) continue;
+            if (s->res[u] && res_free(s, u)) return XE_ENOMEM;
+            if (s->hres[u] >= 0) { /* its parked copy too */
+                if (xe_schedule_push(s->out, XE_EV_FREE, u, s->hres[u], -1)) return XE_ENOMEM;
+                s->hlive[s->hres[u]] -= g->nodes[u].mem;
+                s->hres[u] = -1;
+            }
         }
         s->ngarb = 0;
     }
     return XE_OK;
 }
 
-int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, double deadline, xe_schedule *out,
+int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, int offload, double deadline, xe_schedule *out,
                     double *cost, int *recomputes, xe_err *err)
 {
     const xe_graph *g = in->g;
@@ -186,6 +242,7 @@ int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, double dea
                   .budget = in->dev[dev].budget,
                   .out = out,
                   .deadline = deadline,
+                  .offload = offload && in->ndev > 1,
                   .max_computes = (int64_t)DTR_MAX_RECOMPUTE_FACTOR * n + 1024};
     size_t ni = (size_t)n + 1;
     s.res = calloc(ni, 1);
@@ -198,17 +255,19 @@ int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, double dea
     s.ingarb = calloc(ni, 1);
     s.fnode = malloc(ni * sizeof *s.fnode);
     s.fbase = malloc(ni * sizeof *s.fbase);
+    s.hres = malloc(ni * sizeof *s.hres);
     s.pstack = malloc(ni * sizeof *s.pstack);
     int *pos = malloc(ni * sizeof *pos);
     int rc = XE_OK, blocker = -1;
     if (!s.res || !s.pin || !s.pending || !s.last || !s.rl || !s.rpos || !s.garbage || !s.ingarb || !s.fnode ||
-        !s.fbase || !s.pstack || !pos) {
+        !s.fbase || !s.pstack || !s.hres || !pos) {
         rc = xe_err_set(err, XE_ENOMEM, "dtr: out of memory for %d nodes", n);
         goto out;
     }
     for (int v = 0; v < n; v++) {
         pos[v] = -1;
         s.rpos[v] = -1;
+        s.hres[v] = -1;
         s.pending[v] = xe_graph_nsucc(g, v);
     }
     for (int k = 0; k < n; k++) {
@@ -239,8 +298,11 @@ int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, double dea
         xe_sim_result sr;
         xe_err e2;
         int sc = xe_sim_run(in, out, &sr, &e2);
-        if (sc == XE_ENOMEM) rc = xe_err_set(err, sc, "dtr: out of memory replaying the schedule");
-        else if (sc || sr.dev[dev].peak > s.budget || fabs(sr.total_time - s.cost) > 1e-9 * fmax(1.0, s.cost))
+        int over = 0; /* the simulator checks the budgets too: a second look */
+        for (int e = 0; e < in->ndev; e++) over |= sc == XE_OK && sr.dev[e].peak > in->dev[e].budget;
+        if (sc == XE_ENOMEM)
+            rc = xe_err_set(err, sc, "dtr: out of memory replaying the schedule");
+        else if (sc || over || fabs(sr.total_time - s.cost) > 1e-9 * fmax(1.0, s.cost))
             rc = xe_err_set(err, XE_EINTERNAL, "dtr: the simulator disagrees: %s", sc ? e2.msg : "peak or cost");
     }
     if (rc == XE_OK) {
@@ -260,6 +322,7 @@ out:
     free(s.ingarb);
     free(s.fnode);
     free(s.fbase);
+    free(s.hres);
     free(s.pstack);
     free(pos);
     return rc;

@@ -139,6 +139,21 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         dtr_ran = 1;
         /* with it in hand the portfolio gets no grace past the limit */
         if (dtr.len && isfinite(h_deadline)) h_deadline -= XE_HEUR_GRACE_S;
+        /* and where one greedy pass alone would take longer than the time left (at the
+         * heuristics' rate of work, XE_PLAN_PASS_RATE), nothing else starts: the stage
+         * phases could only overrun the limit (a 10,000-node chain on gpu+cpu with a 1-s
+         * limit: 2.3 s, the greedy cut with nothing found) */
+        double pass_s = xe_heur_pass_work(in) / XE_PLAN_PASS_RATE, left = xe_plan_time_left(o, t_start);
+        if (dtr.len && o->time_limit > 0 && pass_s > left) {
+            snprintf(res->dtr_skip, sizeof res->dtr_skip,
+                     "not run (one greedy pass takes about %.2g s, more than the %.2g s left; the dtr schedule in hand)",
+                     pass_s, fmax(0.0, left));
+            xe_plan_row r = {.method = "greedy", .status = res->dtr_skip, .objective = INFINITY, .bound = NAN,
+                             .gap = NAN, .milp_status = -1};
+            xe_plan_emit(o, res, &r);
+            rc = XE_OK;
+            goto out;
+        }
     }
     double t_h0 = xe_now() - t_start;
     xe_heur_times ht;

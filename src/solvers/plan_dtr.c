@@ -48,7 +48,7 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
                 break;
             }
             double c = INFINITY;
-            int r = xe_dtr_schedule(in, d, w ? order : NULL, deadline, &s, &c, NULL, &e2);
+            int r = xe_dtr_schedule(in, d, w ? order : NULL, 1, deadline, &s, &c, NULL, &e2);
             if (r == XE_OK && c < *ev_cost) {
                 xe_schedule_clear(ev);
                 *ev = s;
@@ -69,7 +69,7 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (isfinite(*ev_cost)) {
         *t_ev = xe_now() - t_start;
         xe_plan_trace(res, *t_ev, *ev_cost);
-        snprintf(res->dtr_status, sizeof res->dtr_status, "valid (outside the stage structure, on one device)");
+        snprintf(res->dtr_status, sizeof res->dtr_status, "valid (outside the stage structure, computes on one device)");
     } else if (timed_out) {
         snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule within its time");
     } else {

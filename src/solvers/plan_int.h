@@ -120,6 +120,10 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
  * schedule first, before the stage portfolio: a greedy pass there takes 0.4 s (1,000
  * nodes, one device) to seconds, the eviction heuristic milliseconds. */
 #define XE_PLAN_DTR_MIN_CELLS 1e6
+/* Work units of xe_heur_pass_work per second (greedy.c's XE_GREEDY_RANDOM_RATE, about
+ * this 2-core machine's rate): with the DTR schedule in hand, no stage phase starts where
+ * one pass would take longer than the time left. */
+#define XE_PLAN_PASS_RATE 2.5e8
 /* Seconds the phase may take at most (it takes milliseconds where it succeeds). */
 #define XE_PLAN_DTR_S 1.0
 /* 1 when in is that large. */

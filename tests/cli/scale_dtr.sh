@@ -19,7 +19,7 @@ python3 tools/training_chain.py 10000 1 >"$tmp/chain.json" || { echo "FAIL: tool
 rc=$?
 sed 's/^/     /' "$tmp/out" | grep -v "^     \(gpu\|device\) " | head -20
 check "10,000-node chain, --time-limit 1: exit 0 (got $rc)" "$([ $rc -eq 0 ]; echo $?)"
-grep -q '^dtr .* valid (outside the stage structure, on one device)$' "$tmp/out"
+grep -q '^dtr .* valid (outside the stage structure, computes on one device)$' "$tmp/out"
 check "the dtr row found a schedule" $?
 grep -q '^result: [0-9.]* s (' "$tmp/out"
 check "a result line" $?

@@ -137,12 +137,10 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         rc = xe_plan_dtr_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
         if (rc) goto out;
         dtr_ran = 1;
-        /* with it in hand the portfolio gets no grace past the limit */
-        if (dtr.len && isfinite(h_deadline)) h_deadline -= XE_HEUR_GRACE_S;
-        /* and where one greedy pass alone would take longer than the time left (at the
-         * heuristics' rate of work, XE_PLAN_PASS_RATE), nothing else starts: the stage
-         * phases could only overrun the limit (a 10,000-node chain on gpu+cpu with a 1-s
-         * limit: 2.3 s, the greedy cut with nothing found) */
+        /* with it in hand, where one greedy pass alone would take longer than the time
+         * left (at the heuristics' rate of work, XE_PLAN_PASS_RATE), nothing else starts:
+         * the stage phases could only overrun the limit (a 10,000-node chain on gpu+cpu
+         * with a 1-s limit: 2.3 s, the greedy cut with nothing found) */
         double pass_s = xe_heur_pass_work(in) / XE_PLAN_PASS_RATE, left = xe_plan_time_left(o, t_start);
         if (dtr.len && o->time_limit > 0 && pass_s > left) {
             snprintf(res->dtr_skip, sizeof res->dtr_skip,

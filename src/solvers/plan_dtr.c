@@ -43,12 +43,14 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     char why[sizeof res->dtr_status] = "";
     for (int d = 0; d < in->ndev && rc == XE_OK; d++)
         for (int w = 0; w < 1 + have_order && rc == XE_OK; w++) {
-            if (xe_now() > deadline || xe_plan_stopped(o)) {
+            /* without a schedule in hand, the grace the greedy has too (XE_HEUR_GRACE_S) */
+            double end = isfinite(*ev_cost) ? deadline : deadline + XE_HEUR_GRACE_S;
+            if (xe_now() > end || xe_plan_stopped(o)) {
                 timed_out = 1;
                 break;
             }
             double c = INFINITY;
-            int r = xe_dtr_schedule(in, d, w ? order : NULL, 1, deadline, &s, &c, NULL, &e2);
+            int r = xe_dtr_schedule(in, d, w ? order : NULL, 1, end, &s, &c, NULL, &e2);
             if (r == XE_OK && c < *ev_cost) {
                 xe_schedule_clear(ev);
                 *ev = s;

@@ -130,7 +130,7 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
 int xe_plan_dtr_big(const xe_instance *in);
 /* The eviction schedule (xe_dtr_schedule) on each device that can run every node, in
  * the index order and in one low-peak list-scheduling pass's order (xe_order_low_peak),
- * for at most `seconds`: the cheapest into *ev (replaced; caller-owned), its cost into
+ * for at most `seconds` (XE_HEUR_GRACE_S more until one is found): the cheapest into *ev (replaced; caller-owned), its cost into
  * *ev_cost (INFINITY for none) and the seconds from t_start into *t_ev, traced. Emits
  * row "dtr" (status in res->dtr_status). Returns XE_OK whether or not it found one;
  * XE_ENOMEM, or XE_EINTERNAL where the simulator disagrees, with err set. */

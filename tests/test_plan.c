@@ -651,7 +651,20 @@ static void test_memory_guard(void **state)
     assert_string_equal(r.rows[0].method, "greedy");
     assert_non_null(strstr(r.rows[0].status, "not run: 1500 nodes on 1 device: the dense stage matrices"));
     assert_string_equal(r.rows[1].method, "dtr");
+    assert_int_equal(r.dtr_alone, 1);
     xe_plan_result_clear(&r);
+    /* a budget below every node's footprint: no schedule, none proven, the plan returns
+     * without one (solve: exit 4) */
+    int64_t keep = in->dev[0].budget;
+    in->dev[0].budget = 1;
+    assert_int_equal(xe_plan(in, &o, &r, &err), XE_OK);
+    assert_int_equal(r.dtr_alone, 1);
+    assert_string_equal(r.name, "none");
+    assert_int_equal(r.events.len, 0);
+    assert_null(r.sol.R);
+    assert_non_null(strstr(r.dtr_status, "no schedule: "));
+    xe_plan_result_clear(&r);
+    in->dev[0].budget = keep;
     /* the same check alone, as sweep calls it before its table: the byte where it turns */
     assert_int_equal(xe_plan_memory_check(in, 19999999, &err), XE_ENOMEM);
     assert_non_null(strstr(err.msg, "the dense stage matrices need about 17.17 MiB"));

@@ -231,6 +231,8 @@ typedef struct xe_plan_result {
     char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
     char dtr_skip[224];      /* the greedy row's status where only DTR ran (the stage
                                 matrices do not fit the memory) */
+    int dtr_alone;           /* 1 when only DTR ran: the stage matrices do not fit the
+                                memory (xe_plan_memory_check; dtr_skip says so) */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first
                             schedule (its row: "interrupted before a schedule was found") */
     int infeasible_any;  /* 1 when the exact search proved that no schedule of any form fits

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "xengine/io.h"
 #include "xengine/baselines.h"
+#include "xengine/dtr.h"
 #include "xengine/milp.h"
 #include "xengine/pebble.h"
 #include "xengine/plan.h"
@@ -235,6 +236,41 @@ static double pct(int64_t b, int64_t peak)
  * above it; -1 when none (before 2026-12-02 L could be that very budget: "budget 34980 B
  * is infeasible ...; every schedule needs at least 34980 B" where the search did not
  * finish in its time). "" when unknown. */
+/* Graphs this large (n x n x devices stage-matrix cells), or whose stage matrices do not
+ * fit the memory, get the budget range of DTR instead of the stage heuristics' (a greedy
+ * pass there takes seconds to minutes and cannot be interrupted: an impossible budget on
+ * a 60,000-node chain ran 10 min and 10 GB before 2026-12-05). */
+#define SOLVE_STAGE_RANGE_MAX_CELLS 2.5e7
+
+/* The smallest budget of device 0 at which DTR (docs/dtr.md) finds a schedule, by
+ * bisection between lo (bytes; none below it) and the no-recomputation peak, until the
+ * deadline; 0 when it finds none there. */
+static int64_t dtr_min_budget(const xe_instance *in, int64_t lo, double deadline)
+{
+    xe_instance t = *in; /* budgets by value; graph and costs shared, not owned */
+    int64_t hi = xe_instance_norecompute_peak(in->g), found = 0;
+    if (hi < lo) hi = lo;
+    xe_schedule s;
+    xe_schedule_init(&s);
+    xe_err e;
+    double c;
+    while (lo <= hi && xe_now() < deadline) {
+        int64_t mid = found ? lo + (hi - lo) / 2 : hi; /* the peak first */
+        t.dev[0].budget = mid;
+        int rc = xe_dtr_schedule(&t, 0, NULL, 1, deadline, &s, &c, NULL, &e);
+        xe_schedule_clear(&s);
+        if (rc == XE_OK) {
+            found = mid;
+            hi = mid - 1;
+        } else if (rc == XE_EINFEASIBLE && found) {
+            lo = mid + 1;
+        } else {
+            break; /* none at the peak, or the time is up */
+        }
+    }
+    return found;
+}
+
 static const char *budget_range_text(const xe_instance *in, double max_seconds, double run_s, const char *where,
                                      int64_t infeasible_at, char *buf, size_t cap, xe_cli_json *js)
 {
@@ -244,7 +280,17 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     xe_err err = {{0}};
     double t0 = xe_now();
     buf[0] = 0;
-    if (xe_min_budget_within(in, 0, max_seconds, run_s, &lo, &hi, &complete, &err) != XE_OK) return buf;
+    double cells = (double)in->g->n * (double)in->g->n * (double)in->ndev;
+    int big = cells >= SOLVE_STAGE_RANGE_MAX_CELLS || xe_plan_memory_check(in, 0, &err) != XE_OK;
+    /* who finds schedules at hi: the stage heuristics, or on large graphs DTR */
+    const char *finder = big ? "DTR" : "the heuristic portfolio";
+    if (big) {
+        lo = in->ndev == 1 ? xe_instance_min_footprint(in->g) : 0;
+        if (infeasible_at >= lo) lo = infeasible_at + 1;
+        hi = dtr_min_budget(in, lo > 0 ? lo : 1, xe_now() + fmin(2.0, fmax(0.25, max_seconds)));
+    } else if (xe_min_budget_within(in, 0, max_seconds, run_s, &lo, &hi, &complete, &err) != XE_OK) {
+        return buf;
+    }
     if (infeasible_at >= lo) lo = infeasible_at + 1; /* proven: that budget admits no schedule */
     int64_t peak = xe_instance_norecompute_peak(in->g);
     if (in->ndev == 1) {
@@ -264,8 +310,8 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
                                    "the no-recomputation peak; exact, docs/pebble.md)", exact(plo, b2, sizeof b2),
                                    pct(plo, peak));
                 if (hi > 0 && hi > plo && len > 0 && (size_t)len < cap)
-                    snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds stage schedules %s %s",
-                             complete ? "from" : "at", exact(hi, b3, sizeof b3));
+                    snprintf(buf + len, cap - (size_t)len, "; %s finds %s %s %s", finder,
+                             big ? "a schedule" : "stage schedules", complete ? "from" : "at", exact(hi, b3, sizeof b3));
                 return buf;
             }
             lo = plo > lo ? plo : lo;
@@ -278,9 +324,11 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
     /* no lower end known (lo 0): no clause, rather than "needs at least 0 B" */
     int len = lo > 0 ? snprintf(buf, cap, "; every schedule needs at least %s %s", exact(lo, b2, sizeof b2), where) : 0;
     if (hi > 0 && len >= 0 && (size_t)len < cap)
-        len += snprintf(buf + len, cap - (size_t)len, "; the heuristic portfolio finds a schedule %s %s (%.1f%% of "
-                        "the no-recomputation peak%s)", complete ? "from" : "at", exact(hi, b3, sizeof b3), pct(hi, peak),
-                        complete ? "" : "; smaller budgets not tried within the time limit");
+        len += snprintf(buf + len, cap - (size_t)len, "; %s finds a schedule %s %s (%.1f%% of the no-recomputation "
+                        "peak%s)", finder, complete ? "from" : "at", exact(hi, b3, sizeof b3), pct(hi, peak),
+                        big        ? "; docs/dtr.md: the stage heuristics' range is not searched on a graph this large"
+                        : complete ? ""
+                                   : "; smaller budgets not tried within the time limit");
     if (pebble_lower && len >= 0 && (size_t)len < cap)
         snprintf(buf + len, cap - (size_t)len, "; a schedule outside the stage structure exists at %s (%.1f%%; "
                  "docs/pebble.md)", exact(phi, b3, sizeof b3), pct(phi, peak));
@@ -702,6 +750,17 @@ int xe_cli_solve(int argc, char **argv)
                         "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
                 io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
                                         : "are not searched with several devices",
+                budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
+        code = XE_EXIT_TIMEOUT;
+        goto done;
+    }
+    if (!pr.events.len && !pr.sol.R && pr.dtr_alone) { /* the stage phases cannot run here, DTR found none */
+        fflush(stdout);
+        char hint[640];
+        fprintf(stderr, "xengine: error: %s: no schedule found: the stage phases did not run (%s) and DTR %s; "
+                        "raise the budget%s\n",
+                io.graph, pr.dtr_skip + (strncmp(pr.dtr_skip, "not run: ", 9) ? 0 : 9),
+                !strncmp(pr.dtr_status, "no schedule: ", 13) ? "found none" : pr.dtr_status,
                 budget_hint(in, hint_s(&po, t_start), run_s, hint, sizeof hint, &js));
         code = XE_EXIT_TIMEOUT;
         goto done;

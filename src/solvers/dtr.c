@@ -14,6 +14,8 @@
 /* Eviction candidates looked at per eviction, at most: with tens of thousands resident
  * (a 60,000-node chain at 60%), scanning all of them took 2 s. */
 #define DTR_SAMPLE 1024
+/* Nodes counted at most in the cost of bringing a tensor back (its absent ancestors). */
+#define DTR_BACK_NODES 16
 /* run()'s own code for that, turned into XE_EINFEASIBLE with its message */
 #define DTR_THRASHING 1
 
@@ -40,6 +42,8 @@ typedef struct {
     double cost;
     int64_t computes;
     int offload;          /* 1: evicted tensors may be parked on the other devices */
+    int *dfs;             /* [n] back_cost's stack */
+    int64_t *mark, stamp; /* [n] back_cost's visits */
     int *hres;            /* [n] the other device holding a copy of it, -1: none */
     int64_t hlive[XE_MAX_DEV]; /* bytes parked on each device */
     xe_schedule *out;
@@ -69,13 +73,28 @@ static void to_garbage(dtr_state *s, int u)
     if (!s->ingarb[u]) s->ingarb[u] = 1, s->garbage[s->ngarb++] = u;
 }
 
-/* What bringing u back would cost: its compute and those of its absent inputs. */
-static double back_cost(const dtr_state *s, int u)
+/* What bringing u back would cost: its compute and those of its absent ancestors up to
+ * the resident ones (DTR's evicted neighbourhood), at most DTR_BACK_NODES of them counted
+ * (depth first; a node counted once). */
+static double back_cost(dtr_state *s, int u)
 {
     const xe_graph *g = s->g;
-    double c = xe_cost(s->in, u, s->dev);
-    for (int j = g->pred_off[u]; j < g->pred_off[u + 1]; j++)
-        if (!s->res[g->pred[j]]) c += xe_cost(s->in, g->pred[j], s->dev);
+    double c = 0;
+    int top = 0, seen = 0;
+    s->stamp++;
+    s->dfs[top++] = u;
+    s->mark[u] = s->stamp;
+    while (top > 0 && seen < DTR_BACK_NODES) {
+        int x = s->dfs[--top];
+        c += xe_cost(s->in, x, s->dev);
+        seen++;
+        for (int j = g->pred_off[x]; j < g->pred_off[x + 1]; j++) {
+            int w = g->pred[j];
+            if (s->res[w] || s->mark[w] == s->stamp) continue;
+            s->mark[w] = s->stamp;
+            s->dfs[top++] = w;
+        }
+    }
     return c;
 }
 
@@ -264,11 +283,13 @@ int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, int offloa
     s.fnode = malloc(ni * sizeof *s.fnode);
     s.fbase = malloc(ni * sizeof *s.fbase);
     s.hres = malloc(ni * sizeof *s.hres);
+    s.dfs = malloc(ni * sizeof *s.dfs);
+    s.mark = calloc(ni, sizeof *s.mark);
     s.pstack = malloc(ni * sizeof *s.pstack);
     int *pos = malloc(ni * sizeof *pos);
     int rc = XE_OK, blocker = -1;
     if (!s.res || !s.pin || !s.pending || !s.last || !s.rl || !s.rpos || !s.garbage || !s.ingarb || !s.fnode ||
-        !s.fbase || !s.pstack || !s.hres || !pos) {
+        !s.fbase || !s.pstack || !s.hres || !s.dfs || !s.mark || !pos) {
         rc = xe_err_set(err, XE_ENOMEM, "dtr: out of memory for %d nodes", n);
         goto out;
     }
@@ -331,6 +352,8 @@ out:
     free(s.fnode);
     free(s.fbase);
     free(s.hres);
+    free(s.dfs);
+    free(s.mark);
     free(s.pstack);
     free(pos);
     return rc;

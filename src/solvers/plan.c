@@ -41,6 +41,31 @@ static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_pl
     return rc;
 }
 
+/* The caller's extra starts (o->starts): the cheapest valid one cheaper than *best_cost
+ * becomes *best (not copied: o owns it), named as given, in hand at t seconds. XE_OK or
+ * XE_ENOMEM. */
+static int plan_take_starts(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t,
+                            const xe_stages **best, double *best_cost, xe_err *err)
+{
+    for (int k = 0; k < o->nstarts; k++) {
+        const xe_stages *st = o->starts[k].st;
+        if (!st || !st->R || st->n != in->g->n || st->ndev != in->ndev) continue;
+        xe_err e3;
+        int rc = xe_stages_check(in, st, &e3);
+        if (rc == XE_ENOMEM)
+            return xe_err_set(err, rc, "plan: out of memory checking the start '%s'", o->starts[k].name);
+        if (rc != XE_OK) continue;
+        double c = xe_stages_cost(in, st);
+        if (c < *best_cost) {
+            *best = st;
+            *best_cost = c;
+            res->name = o->starts[k].name;
+            res->time_best = t;
+        }
+    }
+    return XE_OK;
+}
+
 int xe_plan_memory_check(const xe_instance *in, size_t memory_bytes, xe_err *err)
 {
     double stage_bytes = 8.0 * (double)in->g->n * (double)in->g->n * (double)in->ndev;
@@ -145,12 +170,13 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         double pass_s = xe_heur_pass_work(in) / XE_PLAN_PASS_RATE, left = xe_plan_time_left(o, t_start);
         if (dtr.len && o->time_limit > 0 && XE_PLAN_PORTFOLIO_PASSES * pass_s > left) {
             snprintf(res->dtr_skip, sizeof res->dtr_skip,
-                     "not run (the portfolio takes about %.2g s, more than the %.2g s left; the dtr schedule in hand)",
+                     "not run (the portfolio takes about %.2f s, more than the %.2f s left; the dtr schedule in hand)",
                      XE_PLAN_PORTFOLIO_PASSES * pass_s, fmax(0.0, left));
             xe_plan_row r = {.method = "greedy", .status = res->dtr_skip, .objective = INFINITY, .bound = NAN,
                              .gap = NAN, .milp_status = -1};
             xe_plan_emit(o, res, &r);
-            rc = XE_OK;
+            /* the caller's starts still count (xengine sweep's baselines) */
+            rc = plan_take_starts(in, o, res, xe_now() - t_start, &best, &best_cost, err);
             goto out;
         }
     }
@@ -180,24 +206,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                                               : "no schedule found",
                       best_cost, t_heur);
     /* extra starts: the cheapest valid one replaces the portfolio's */
-    for (int k = 0; k < o->nstarts; k++) {
-        const xe_stages *st = o->starts[k].st;
-        if (!st || !st->R || st->n != in->g->n || st->ndev != in->ndev) continue;
-        xe_err e3;
-        rc = xe_stages_check(in, st, &e3);
-        if (rc == XE_ENOMEM) {
-            rc = xe_err_set(err, rc, "plan: out of memory checking the start '%s'", o->starts[k].name);
-            goto out;
-        }
-        if (rc != XE_OK) continue;
-        double c = xe_stages_cost(in, st);
-        if (c < best_cost) {
-            best = st;
-            best_cost = c;
-            res->name = o->starts[k].name;
-            res->time_best = t_heur;
-        }
-    }
+    rc = plan_take_starts(in, o, res, t_heur, &best, &best_cost, err);
+    if (rc) goto out;
     if (best) xe_plan_trace(res, res->time_best, best_cost);
     /* training chains: the chain DP's schedule where it is a stage schedule */
     rc = xe_plan_chain_dp_phase(in, o, res, t_start, &dp, &best, &best_cost, err);

@@ -127,6 +127,8 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
  * than the time left. */
 #define XE_PLAN_PASS_RATE 2.5e8
 #define XE_PLAN_PORTFOLIO_PASSES 10.0
+/* Passes of the low-peak order search for DTR's second order. */
+#define XE_PLAN_DTR_ORDER_PASSES 64
 /* Seconds the phase may take at most (it takes milliseconds where it succeeds). */
 #define XE_PLAN_DTR_S 1.0
 /* 1 when in is that large. */
@@ -143,9 +145,9 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
 /* Where the stage matrices do not fit this machine's memory (err holds
  * xe_plan_memory_check's message): DTR alone for the time limit (XE_PLAN_DTR_ALONE_S
  * without one), a row "greedy" saying why the stage phases did not run, then row "dtr".
- * XE_OK with res->events, name "dtr", its bound the bound over every schedule that needs
- * no stage matrices (xe_bound_cheapest); where DTR finds none, XE_ENOMEM with err's
- * message and DTR's reason appended. */
+ * res->dtr_alone set. XE_OK with res->events, name "dtr", its bound the bound over every
+ * schedule that needs no stage matrices (xe_bound_cheapest); where DTR finds none, XE_OK
+ * with no schedule (name "none": its reason in res->dtr_status); XE_ENOMEM. */
 #define XE_PLAN_DTR_ALONE_S 60.0
 int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_err *err);
 

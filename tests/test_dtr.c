@@ -65,27 +65,40 @@ static xe_instance *hand_instance(int64_t budget)
     return in;
 }
 
+/* Runs DTR on device 0 (offload as given) and asserts its cost, its recomputations
+ * (want_rec >= 0) and its replay; where bf_too, also that the event-list brute force's
+ * optimum equals want_cost. */
+static void expect_dtr(const xe_instance *in, int offload, double want_cost, int want_rec, int bf_too)
+{
+    xe_err err = {{0}};
+    xe_schedule s;
+    xe_schedule_init(&s);
+    double cost = 0;
+    int rec = -1;
+    assert_int_equal(xe_dtr_schedule(in, 0, NULL, offload, INFINITY, &s, &cost, &rec, &err), XE_OK);
+    assert_true(fabs(cost - want_cost) < 1e-12);
+    if (want_rec >= 0) assert_int_equal(rec, want_rec);
+    assert_true(fabs(replay(in, &s, 0, offload) - want_cost) < 1e-12);
+    xe_schedule_clear(&s);
+    if (!bf_too) return;
+    double bf = 0;
+    assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_OK);
+    assert_true(fabs(bf - want_cost) < 1e-12);
+}
+
 static void test_hand_recompute(void **state)
 {
     (void)state;
     xe_err err = {{0}};
     xe_instance *in = hand_instance(4);
-    xe_schedule s;
-    xe_schedule_init(&s);
-    double cost = 0;
-    int rec = -1;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 11.0) < 1e-12);
-    assert_int_equal(rec, 1);
-    assert_true(fabs(replay(in, &s, 0, 0) - 11.0) < 1e-12);
-    double bf = 0;
-    assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_OK);
-    assert_true(fabs(bf - 11.0) < 1e-12);
+    expect_dtr(in, 0, 11.0, 1, 1);
     /* with 5 B, 0 stays: every node once, 10 s */
     in->dev[0].budget = 5;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 10.0) < 1e-12);
-    assert_int_equal(rec, 0);
+    expect_dtr(in, 0, 10.0, 0, 1);
+    xe_schedule s;
+    xe_schedule_init(&s);
+    double cost = 0, bf = 0;
+    int rec = -1;
     /* 3 B: node 1 and its input need 4 */
     in->dev[0].budget = 3;
     assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_EINFEASIBLE);
@@ -103,7 +116,6 @@ static void test_hand_recompute(void **state)
 static void test_hand_offload(void **state)
 {
     (void)state;
-    xe_err err = {{0}};
     xe_instance *one = hand_instance(4);
     xe_graph *g = one->g;
     one->g = NULL;
@@ -120,30 +132,15 @@ static void test_hand_offload(void **state)
         for (int d = 0; d < 2; d++)
             for (int e = 0; e < 2; e++) in->copy[((int64_t)v * 2 + d) * 2 + e] = d == e ? 0.0 : 0.25;
     }
-    xe_schedule s;
-    xe_schedule_init(&s);
-    double cost = 0;
-    int rec = -1;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 10.5) < 1e-12);
-    assert_int_equal(rec, 0);
-    assert_true(fabs(replay(in, &s, 0, 1) - 10.5) < 1e-12);
-    double bf = 0;
-    assert_int_equal(xe_bf_event_solve(in, &bf, NULL, &err), XE_OK);
-    assert_true(fabs(bf - 10.5) < 1e-12);
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 0, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 11.0) < 1e-12);
-    assert_int_equal(rec, 1);
+    expect_dtr(in, 1, 10.5, 0, 1);
+    expect_dtr(in, 0, 11.0, 1, 0);
     /* a copy dearer than the recomputation: computed again instead */
     for (int v = 0; v < 4; v++) in->copy[((int64_t)v * 2 + 0) * 2 + 1] = 2.0;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 11.0) < 1e-12);
+    expect_dtr(in, 1, 11.0, 1, 0);
     /* no room on the CPU: likewise */
     for (int v = 0; v < 4; v++) in->copy[((int64_t)v * 2 + 0) * 2 + 1] = 0.25;
     in->dev[1].budget = 0;
-    assert_int_equal(xe_dtr_schedule(in, 0, NULL, 1, INFINITY, &s, &cost, &rec, &err), XE_OK);
-    assert_true(fabs(cost - 11.0) < 1e-12);
-    xe_schedule_clear(&s);
+    expect_dtr(in, 1, 11.0, 1, 0);
     xe_instance_free(in);
 }
 

@@ -113,8 +113,10 @@ static void help(FILE *f)
             "                   feasible (a schedule, not proven: see gap), heuristic only\n"
             "                   (--method heuristic, not proven by its cheap bound),\n"
             "                   baseline, or on failure usage, bad input, infeasible,\n"
-            "                   no schedule, internal error; solve_time_s: wall time of the\n"
-            "                   whole solve. Printed also when the command fails (README)\n"
+            "                   no schedule, internal error; solve_time_s: wall time from\n"
+            "                   the graph read to the schedule validated (the span\n"
+            "                   --time-limit governs). Printed also when the command fails\n"
+            "                   (README)\n"
             "\n"
             "examples:\n"
             "  xengine solve ../shared/graphs/checkmate_vgg16_b256_train.json --devices gpu+cpu \\\n"
@@ -676,7 +678,7 @@ int xe_cli_solve(int argc, char **argv)
     struct sigaction old_sa, old_term;
     int handler = 0, term_handler = 0;
 
-    double t_start = xe_now(); /* solve_time_s: the wall time of the whole solve */
+    double t_start = xe_now(); /* solve_time_s and --time-limit count from here, the instance read */
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);

@@ -140,7 +140,7 @@ if grep -qE '^lns +0\.000000 +0\.000000 +0\.000% ' "$tmp/out"; then ok "zero cos
 # neighbourhoods), not only on improvement; resnet18 at batch 32 and 50%: its schedules
 # recompute, so the cheapest-device bound (no recomputation) stays below the incumbent
 # and LNS cannot prove it: status "feasible" with a positive gap; solve_time_s is the
-# wall time of the whole solve: at least the greedy's and LNS's rows together, and at
+# wall time of the solve from the instance read: at least the greedy's and LNS's rows together, and at
 # least the 2 s limit less the 0.12 s in which LNS starts no neighbourhood (a CBC child
 # needs 0.1 s of grace beyond its own limit, xe_milp_limit_within; docs/lns.md)
 "$xe" solve tests/data/onnx/resnet18.onnx --batch 32 --budget 50% --method lns --time-limit 2 -v --json \

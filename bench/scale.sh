@@ -38,9 +38,10 @@ for g in chain1000 chain10000 chain60000 dag1000; do
       # GNU time's last line (a failing command's status comes on a line before it)
       read -r wall rss < <(tail -1 "$tmp/time")
       cost=$(awk '/^result:/{print $2}' "$tmp/out")
-      once=$(awk '/^result:/{for(i=1;i<=NF;i++) if($i=="bound"){print $(i+1); exit}}' "$tmp/out")
-      once2=$(awk '/^result:/{for(i=1;i<=NF;i++) if($i=="is"){print $(i+1); exit}}' "$tmp/out")
-      [ -n "$once2" ] && once=$once2
+      # the bound over every schedule: "... the bound is X s" where the result line has it,
+      # else its "lower bound X s"
+      once=$(awk '/^result:/{b=""; for(i=1;i<NF;i++){ if($i=="bound" && b=="") b=$(i+1); if($i=="is") b=$(i+1) }
+                             print b}' "$tmp/out")
       ratio=-
       [ -n "$cost" ] && [ -n "$once" ] && ratio=$(awk -v c="$cost" -v o="$once" 'BEGIN{printf "%.4f", c/o}')
       first=$(awk 'NR>2 && $2 ~ /^[0-9.]+$/ {print $5; exit}' "$tmp/out")

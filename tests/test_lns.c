@@ -246,11 +246,10 @@ static void test_lns_external_bound(void **state)
 typedef struct failing {
     int calls, every; /* calls so far; fail when calls % every != 0 (every 1: always) */
 } failing;
-static failing *failing_now; /* the milp_fn hook has no context argument: a test-local */
 
-static int failing_solve(const xe_instance *in, const xe_milp_opts *mo, xe_milp_result *res, xe_err *err)
+static int failing_solve(void *ctx, const xe_instance *in, const xe_milp_opts *mo, xe_milp_result *res, xe_err *err)
 {
-    failing *f = failing_now;
+    failing *f = ctx;
     if (++f->calls % f->every != 0 || f->every == 1) {
         memset(res, 0, sizeof *res);
         return xe_err_set(err, XE_ESOLVER, "the solver process ended without an answer (call %d)", f->calls);
@@ -270,7 +269,7 @@ static void test_lns_solver_failures(void **state)
     o.time_limit = 20;
     o.milp_fn = failing_solve;
     failing f = {.every = 1};
-    failing_now = &f;
+    o.milp_ctx = &f;
     xe_lns_result r;
     assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
     assert_string_equal(r.stop, "solver failed");
@@ -282,7 +281,7 @@ static void test_lns_solver_failures(void **state)
     xe_lns_result_clear(&r);
 
     failing g = {.every = 2};
-    failing_now = &g;
+    o.milp_ctx = &g;
     o.time_limit = 2;
     o.slice = 0.05; /* many short neighbourhoods */
     assert_int_equal(xe_lns_solve(in, &start, &o, &r, &err), XE_OK);
@@ -293,7 +292,6 @@ static void test_lns_solver_failures(void **state)
     if (g.calls > 2 * XE_LNS_MAX_FAILURES) assert_true(r.failures > XE_LNS_MAX_FAILURES); /* not in a row */
     assert_true(r.objective <= c0 + 1e-12);
     xe_lns_result_clear(&r);
-    failing_now = NULL;
     xe_stages_clear(&start);
     xe_instance_free(in);
 }

@@ -229,8 +229,9 @@ typedef struct xe_plan_result {
     char bound_search_status[96]; /* the search-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
     char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
-    char dtr_skip[224];      /* the greedy row's status where only DTR ran (the stage
-                                matrices do not fit the memory) */
+    char dtr_skip[224];      /* the greedy row's status where the stage phases did not
+                                run (their matrices do not fit the memory, or they would
+                                outlast the time limit: docs/dtr.md) */
     int dtr_alone;           /* 1 when only DTR ran: the stage matrices do not fit the
                                 memory (xe_plan_memory_check; dtr_skip says so) */
     int heur_interrupted; /* 1 when the interrupt stopped the portfolio before its first

@@ -374,9 +374,10 @@ typedef struct xe_lns_opts {
                            between neighbourhoods: it raises res->bound, so the search
                            stops "bound reached" once it proves the incumbent (NULL) */
     void *bound_ctx;    /* bound_fn's argument */
-    /* optional: what solves each neighbourhood, in place of xe_milp_solve (same
-       contract); for tests that make it fail (NULL) */
-    int (*milp_fn)(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err);
+    /* optional: what solves each neighbourhood, in place of xe_milp_solve (its contract,
+       with milp_ctx passed first); for tests that make it fail (NULL) */
+    int (*milp_fn)(void *ctx, const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err);
+    void *milp_ctx;     /* milp_fn's argument */
 } xe_lns_opts;
 
 /* Neighbourhoods in a row on which CBC may fail before LNS stops ("solver failed"). */

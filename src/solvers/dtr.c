@@ -30,17 +30,16 @@ typedef struct {
     char *res;            /* [n] resident on dev */
     int *pin;             /* [n] computes in progress reading it */
     int *pending;         /* [n] users not yet computed for the first time */
-    int64_t *last;        /* [n] step of its last compute or read */
+    int64_t *last;        /* [n] computes before its last compute or read (its step) */
     int *rl, *rpos, nres; /* resident nodes, and each one's slot in rl (-1: absent) */
     int *garbage, ngarb;  /* tensors nothing will read, freed between first computes */
     char *ingarb;         /* [n] listed in garbage */
     int *fnode, *fbase;   /* the stack: node, and where its pins start in pstack */
     int *pstack;          /* inputs brought back for the computes in progress, pinned */
-    int64_t step;         /* computes so far */
     int64_t max_computes; /* thrashing: give up beyond it (DTR_MAX_RECOMPUTE_FACTOR) */
     double deadline;
     double cost;
-    int64_t computes;
+    int64_t computes;     /* so far: the step, for staleness and sampling */
     int offload;          /* 1: evicted tensors may be parked on the other devices */
     int *dfs;             /* [n] back_cost's stack */
     int64_t *mark, stamp; /* [n] back_cost's visits */
@@ -133,7 +132,7 @@ static int make_room(dtr_state *s, int64_t need)
          * offset that moves with the step (DTR's sampling of candidates) */
         if (s->nres == 0) return XE_EINFEASIBLE;
         int ns = s->nres < DTR_SAMPLE ? s->nres : DTR_SAMPLE;
-        int stride = s->nres / ns, off = (int)(s->step % stride);
+        int stride = s->nres / ns, off = (int)(s->computes % stride);
         for (int i = 0; i < ns; i++) {
             int u = s->rl[(off + (int64_t)i * stride) % s->nres], to = -1;
             int64_t m = s->g->nodes[u].mem;
@@ -142,7 +141,7 @@ static int make_room(dtr_state *s, int64_t need)
             if (s->pending[u] > 0) {
                 double back = back_cost(s, u), park = park_cost(s, u, &to);
                 if (!(park < back)) to = -1;
-                sc = fmin(back, park) / ((double)m * (double)(s->step - s->last[u] + 1));
+                sc = fmin(back, park) / ((double)m * (double)(s->computes - s->last[u] + 1));
             }
             if (sc < bs || (sc == bs && u < best)) bs = sc, best = u, best_to = to;
         }
@@ -177,7 +176,7 @@ static int materialize(dtr_state *s, int v, int *blocker)
                 absent = u;
                 break;
             }
-            s->last[u] = s->step; /* in use: touched */
+            s->last[u] = s->computes; /* in use: touched */
         }
         if (absent >= 0 && s->hres[absent] >= 0) { /* parked: copied back, pinned for x */
             int rc = make_room(s, g->nodes[absent].mem);
@@ -187,7 +186,7 @@ static int materialize(dtr_state *s, int v, int *blocker)
             if (xe_schedule_push(s->out, XE_EV_COPY, absent, e, s->dev)) return XE_ENOMEM;
             s->cost += xe_copy_cost(s->in, absent, e, s->dev);
             res_add(s, absent);
-            s->last[absent] = s->step;
+            s->last[absent] = s->computes;
             s->pin[absent]++;
             s->pstack[np++] = absent;
             continue;
@@ -209,8 +208,7 @@ static int materialize(dtr_state *s, int v, int *blocker)
         if (xe_schedule_push(s->out, XE_EV_COMPUTE, x, s->dev, -1)) return XE_ENOMEM;
         s->cost += xe_cost(s->in, x, s->dev);
         s->computes++;
-        s->step++;
-        s->last[x] = s->step;
+        s->last[x] = s->computes;
         res_add(s, x);
         for (int i = g->pred_off[x]; i < g->pred_off[x + 1]; i++) {
             int u = g->pred[i];

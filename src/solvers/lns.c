@@ -210,7 +210,7 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         mo.time_limit = fmin(slice, xe_milp_limit_within(left)); /* its process ends within the limit */
         if (mo.time_limit < 0.02) break;
         xe_milp_result mr;
-        rc = (o->milp_fn ? o->milp_fn : xe_milp_solve)(in, &mo, &mr, err);
+        rc = o->milp_fn ? o->milp_fn(o->milp_ctx, in, &mo, &mr, err) : xe_milp_solve(in, &mo, &mr, err);
         if (rc == XE_ESOLVER || rc == XE_EINVAL) {
             /* CBC failed on this neighbourhood (or its answer failed the exact check):
              * the incumbent stands; try the next one, unless it failed on the last

@@ -168,28 +168,25 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
          * the limit (a 10,000-node chain on gpu+cpu: 2.3 s for a 1-s limit, the greedy cut
          * with nothing found; 28 s for 20 s, as cheap as DTR's to 2e-6) */
         double pass_s = xe_heur_pass_work(in) / XE_PLAN_PASS_RATE, left = xe_plan_time_left(o, t_start);
-        if (dtr.len && o->time_limit > 0 && XE_PLAN_PORTFOLIO_PASSES * pass_s > left) {
-            snprintf(res->dtr_skip, sizeof res->dtr_skip,
-                     "not run (the portfolio takes about %.2f s, more than the %.2f s left; the dtr schedule in hand)",
-                     XE_PLAN_PORTFOLIO_PASSES * pass_s, fmax(0.0, left));
-            xe_plan_row r = {.method = "greedy", .status = res->dtr_skip, .objective = INFINITY, .bound = NAN,
-                             .gap = NAN, .milp_status = -1};
-            xe_plan_emit(o, res, &r);
-            /* the caller's starts still count (xengine sweep's baselines) */
-            rc = plan_take_starts(in, o, res, xe_now() - t_start, &best, &best_cost, err);
-            goto out;
-        }
         /* without it, where one greedy pass alone would outlast the time left and the
          * greedy's grace, no stage phase could find a schedule in time either (a
          * 50,000-node DAG with a 10-s limit: the greedy ran 33 s, exit 4) */
-        if (!dtr.len && o->time_limit > 0 && pass_s > left + XE_HEUR_GRACE_S) {
-            snprintf(res->dtr_skip, sizeof res->dtr_skip,
-                     "not run (one greedy pass takes about %.2f s, more than the %.2f s left and its %.0f-s grace)",
-                     pass_s, fmax(0.0, left), XE_HEUR_GRACE_S);
+        int skip = o->time_limit > 0 && (dtr.len ? XE_PLAN_PORTFOLIO_PASSES * pass_s > left
+                                                 : pass_s > left + XE_HEUR_GRACE_S);
+        if (skip) {
+            if (dtr.len)
+                snprintf(res->dtr_skip, sizeof res->dtr_skip,
+                         "not run (the portfolio takes about %.2f s, more than the %.2f s left; the dtr schedule in "
+                         "hand)", XE_PLAN_PORTFOLIO_PASSES * pass_s, fmax(0.0, left));
+            else
+                snprintf(res->dtr_skip, sizeof res->dtr_skip,
+                         "not run (one greedy pass takes about %.2f s, more than the %.2f s left and its %.0f-s grace)",
+                         pass_s, fmax(0.0, left), XE_HEUR_GRACE_S);
             xe_plan_row r = {.method = "greedy", .status = res->dtr_skip, .objective = INFINITY, .bound = NAN,
                              .gap = NAN, .milp_status = -1};
             xe_plan_emit(o, res, &r);
-            res->milp_status = XE_MILP_NO_SOLUTION; /* solve: "no schedule found within the time limit" */
+            if (!dtr.len) res->milp_status = XE_MILP_NO_SOLUTION; /* solve: "no schedule found within the time limit" */
+            /* the caller's starts still count (xengine sweep's baselines) */
             rc = plan_take_starts(in, o, res, xe_now() - t_start, &best, &best_cost, err);
             goto out;
         }
@@ -690,21 +687,8 @@ out:
         rc = xe_plan_dtr_phase(in, oall, res, t_start, fmin(XE_PLAN_DTR_S, fmax(0.1, left)), &dtr, &dtr_cost, &t_dtr,
                                err);
     }
-    if (rc == XE_OK && dtr.len && !(dtr_cost >= res->objective * (1 - 1e-12))) {
-        xe_stages_clear(&res->sol);
-        xe_schedule_clear(&res->events);
-        res->events = dtr;
-        xe_schedule_init(&dtr);
-        res->events_objective = res->objective = dtr_cost;
-        res->name = "dtr";
-        res->reordered = 0;
-        res->search_order = 0;
-        res->bound = -INFINITY; /* the stage bounds do not hold here: the bounds over every schedule below */
-        res->gap = NAN;
-        res->optimal = 0;
-        res->infeasible = 0; /* a stage-class proof does not cover this schedule */
-        res->time_best = t_dtr;
-    }
+    if (rc == XE_OK && dtr.len && !(dtr_cost >= res->objective * (1 - 1e-12)))
+        xe_plan_take_dtr(res, &dtr, dtr_cost, t_dtr); /* its bound: the bounds over every schedule below */
     xe_schedule_clear(&dtr);
     /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
      * the phases left, against the bound over every schedule known now (the search

@@ -107,12 +107,26 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
         res->bound = res->bound_any = xe_bound_cheapest(in);
         return XE_OK;
     }
-    res->events = ev;
-    res->events_objective = res->objective = cost;
-    res->name = "dtr";
+    xe_plan_take_dtr(res, &ev, cost, t_ev);
     res->bound = res->bound_any = fmin(xe_bound_cheapest(in), cost);
     res->gap = xe_plan_rel_gap(cost, res->bound);
     res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
-    res->time_best = t_ev;
     return XE_OK;
+}
+
+void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev)
+{
+    xe_stages_clear(&res->sol);
+    xe_schedule_clear(&res->events);
+    res->events = *ev;
+    xe_schedule_init(ev);
+    res->events_objective = res->objective = cost;
+    res->name = "dtr";
+    res->reordered = 0;
+    res->search_order = 0;
+    res->bound = -INFINITY; /* the stage bounds do not hold outside the stage class */
+    res->gap = NAN;
+    res->optimal = 0;
+    res->infeasible = 0; /* a stage-class proof does not cover this schedule */
+    res->time_best = t_ev;
 }

@@ -133,12 +133,14 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
 #define XE_PLAN_DTR_S 1.0
 /* 1 when in is that large. */
 int xe_plan_dtr_big(const xe_instance *in);
-/* The eviction schedule (xe_dtr_schedule) on each device that can run every node, in
- * the index order and in one low-peak list-scheduling pass's order (xe_order_low_peak),
- * for at most `seconds` (XE_HEUR_GRACE_S more until one is found): the cheapest into *ev (replaced; caller-owned), its cost into
- * *ev_cost (INFINITY for none) and the seconds from t_start into *t_ev, traced. Emits
- * row "dtr" (status in res->dtr_status). Returns XE_OK whether or not it found one;
- * XE_ENOMEM, or XE_EINTERNAL where the simulator disagrees, with err set. */
+/* The DTR schedule (xe_dtr_schedule, parking on the other devices) on each device that
+ * can run every node, in the index order and in the best low-peak list-scheduling order
+ * of up to XE_PLAN_DTR_ORDER_PASSES passes (xe_order_low_peak, a quarter of the time), for
+ * at most `seconds` (XE_HEUR_GRACE_S more until one is found): the cheapest into *ev
+ * (replaced; caller-owned), its cost into *ev_cost (INFINITY for none) and the seconds
+ * from t_start into *t_ev, traced. Emits row "dtr" (status in res->dtr_status). Returns
+ * XE_OK whether or not it found one; XE_ENOMEM, or XE_EINTERNAL where the simulator
+ * disagrees, with err set. */
 int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                       double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 
@@ -150,6 +152,12 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
  * with no schedule (name "none": its reason in res->dtr_status); XE_ENOMEM. */
 #define XE_PLAN_DTR_ALONE_S 60.0
 int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_err *err);
+/* The DTR schedule *ev (moved out; cost seconds, in hand t_ev seconds after the start)
+ * becomes res's result, named "dtr", in place of any stage schedule or event list; its
+ * bound is left -INFINITY and its gap NAN for the caller (the stage bounds do not hold
+ * outside the stage class), and the stage-class flags (reordered, search order,
+ * infeasible, optimal) are cleared. */
+void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev);
 
 /* plan_milp.c (each function's full contract is at its definition) */
 int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,

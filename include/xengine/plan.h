@@ -142,6 +142,11 @@ typedef struct xe_plan_opts {
     int no_dtr;          /* 1: never run DTR (xe_dtr_schedule, docs/dtr.md), which
                             otherwise runs first on graphs of n x n x devices >= 10^6 and
                             last where no phase found a schedule (row "dtr") (0) */
+    int no_fit;          /* 1: never run the fit-order phase (xe_order_fit, docs/reorder.md),
+                            which otherwise runs first on one device whose budget is below
+                            the index order's no-recomputation peak: where some order fits
+                            the budget, every node once in it is the result, optimal (row
+                            "fit-order"); no_reorder turns it off too (0) */
     int no_pebbling;     /* 1: never run the exact one-device search over all schedules
                             (docs/pebble.md), which otherwise runs, on one device, when the
                             portfolio and the extra starts give no schedule: a tenth of the
@@ -229,6 +234,10 @@ typedef struct xe_plan_result {
     char bound_search_status[96]; /* the search-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
     char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
+    char fit_status[112];    /* the fit-order row's status (docs/reorder.md) */
+    int fit_order;           /* 1 when events computes every node once in an order the
+                                fit search found within the budget (peak_order its peak):
+                                optimal, name "fit-order" */
     char dtr_skip[224];      /* the greedy row's status where the stage phases did not
                                 run (their matrices do not fit the memory, or they would
                                 outlast the time limit: docs/dtr.md) */

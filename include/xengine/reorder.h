@@ -14,6 +14,8 @@
 #ifndef XENGINE_REORDER_H
 #define XENGINE_REORDER_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "xengine/error.h"
@@ -43,6 +45,32 @@ int64_t xe_order_peak(const xe_graph *g, const int *order);
 int xe_order_low_peak(const xe_graph *g, uint64_t seed, int max_passes, double deadline, int *order,
                       int64_t *peak, xe_err *err);
 
+/* What xe_order_fit found. */
+typedef enum {
+    XE_FIT_CUT = -1,  /* stopped (deadline, stop flag or memory cap) before an answer */
+    XE_FIT_NONE = 0,  /* every order searched: none has a peak within the target */
+    XE_FIT_FOUND = 1  /* order[] holds one */
+} xe_fit_status;
+typedef struct {
+    xe_fit_status status;
+    int64_t peak; /* xe_order_peak of the order found, bytes (0 otherwise) */
+    long states;  /* search steps taken (states entered, the exchange rule's moves included) */
+    long sets;    /* distinct sets of computed nodes branched on (memoised) */
+} xe_order_fit_result;
+/* A topological order whose no-recomputation peak (xe_order_peak) is at most `target`
+ * bytes, by depth-first search over the sets of computed nodes (docs/reorder.md, "Fitting
+ * an order to a budget"): children are the nodes whose compute fits, fewest added bytes
+ * first; a node that fits and adds no bytes is computed at once (an exchange argument shows
+ * no order is lost, src/solvers/order_fit.c); sets already searched are skipped (64-bit
+ * Zobrist hashes: a collision, odds about states^2 / 2^65, could skip an unsearched set, so
+ * XE_FIT_NONE is exact up to that). Stops at the wall-clock deadline (xe_now() seconds),
+ * when *stop becomes nonzero (optional, may be NULL) or when the memo table would pass
+ * max_bytes (0: 256 MiB): r->status XE_FIT_CUT. order[n] (caller-owned) receives the order
+ * when r->status is XE_FIT_FOUND (else its content is unspecified). Worst case exponential;
+ * on the shared random layered graphs it answers in milliseconds near their least peaks
+ * (docs/reorder.md). XE_EINVAL for a graph not finalized; XE_ENOMEM. */
+int xe_order_fit(const xe_graph *g, int64_t target, double deadline, const volatile sig_atomic_t *stop,
+                 size_t max_bytes, int *order, xe_order_fit_result *r, xe_err *err);
 /* The instance relabelled in `order`: node k of *out is node order[k] of in (name, op,
  * sizes, costs and copy costs carried over; edges renumbered), devices and budgets
  * unchanged. order must be a topological order of in's graph (else XE_EINVAL). *out is

@@ -48,6 +48,8 @@ static void help(FILE *f)
             "                   thread (docs/lns.md, Bounds: row search-bound)\n"
             "  --no-anneal      on one device, do not run the event-list local search last\n"
             "                   (docs/anneal.md: row anneal)\n"
+            "  --no-fit-order   on one device, do not first look for an order that fits the\n"
+            "                   budget without recomputation (docs/reorder.md: row fit-order)\n"
             "  --no-dtr         do not run DTR (first on graphs of 1,000+ nodes, last where\n"
             "                   nothing else found a schedule; docs/dtr.md: row dtr)\n"
             "  --knapsack-rows  add the knapsack rows to the whole-model MILP (docs/\n"
@@ -554,6 +556,8 @@ int xe_cli_solve(int argc, char **argv)
             po.no_bound_search = 1;
         } else if (!strcmp(a, "--no-anneal")) {
             po.no_anneal = 1;
+        } else if (!strcmp(a, "--no-fit-order")) {
+            po.no_fit = 1;
         } else if (!strcmp(a, "--no-dtr")) {
             po.no_dtr = 1;
         } else if (!strcmp(a, "--no-start")) {
@@ -858,12 +862,13 @@ int xe_cli_solve(int argc, char **argv)
                  stage_only, bound_any, gap_any);
     printf("schedule (%s), validated by the simulator:\n", best_name);
     xe_cli_print_summary(in, &sr);
-    if (pr.reordered)
+    if (pr.reordered || pr.fit_order)
         printf("planned in %s topological order: no-recomputation peak %lld B, %.1f%% of the graph "
                "order's %lld B (%s)\n",
-               pr.search_order ? "the search bound's" : "a low-peak", (long long)pr.peak_order,
-               100.0 * (double)pr.peak_order / (double)pr.peak_index, (long long)pr.peak_index,
-               pr.search_order ? "docs/lns.md, \"Bounds\" 6" : "docs/reorder.md");
+               pr.fit_order ? "the fit search's" : pr.search_order ? "the search bound's" : "a low-peak",
+               (long long)pr.peak_order, 100.0 * (double)pr.peak_order / (double)pr.peak_index,
+               (long long)pr.peak_index,
+               pr.search_order && !pr.fit_order ? "docs/lns.md, \"Bounds\" 6" : "docs/reorder.md");
     printf("wrote %s (%d events)\n", out, sched.len);
     code = XE_EXIT_OK;
 done:

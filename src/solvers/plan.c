@@ -154,6 +154,24 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
     xe_plan_bound bsearch; /* the search bound on a second thread (plan_bound.c) */
     xe_plan_bound_start(&bsearch, in, o, t_start);
+    /* 0f. one device below the index order's peak: a topological order that fits the
+     * budget (docs/reorder.md, "Fitting an order to a budget") makes every node once a
+     * schedule, optimal; nothing else need run. Milliseconds where one exists near the
+     * least peak; a tenth of the limit at most (a quarter on graphs that get DTR first),
+     * so it delays the first schedule little where none is found */
+    const char *ev_first = "dtr"; /* the name of the schedule in `dtr` */
+    if (xe_plan_fit_wanted(in, o)) {
+        int big = xe_plan_dtr_big(in);
+        double cap = big ? XE_PLAN_FIT_BIG_S : XE_PLAN_FIT_S;
+        double secs = o->time_limit > 0 ? fmin(cap, (big ? 0.25 : 0.1) * o->time_limit) : cap;
+        rc = xe_plan_fit_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
+        if (rc) goto out;
+        if (dtr.len) {
+            ev_first = "fit-order";
+            dtr_ran = 1;
+            goto out;
+        }
+    }
     /* 0. on graphs where a stage greedy pass takes a large part of a second or more, the
      * DTR schedule first (docs/dtr.md): milliseconds where it finds one, and with it in
      * hand the portfolio's grace past the limit is not needed */
@@ -688,7 +706,7 @@ out:
                                err);
     }
     if (rc == XE_OK && dtr.len && !(dtr_cost >= res->objective * (1 - 1e-12)))
-        xe_plan_take_dtr(res, &dtr, dtr_cost, t_dtr); /* its bound: the bounds over every schedule below */
+        xe_plan_take_dtr(res, &dtr, dtr_cost, t_dtr, ev_first); /* its bound: the bounds over every schedule below */
     xe_schedule_clear(&dtr);
     /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
      * the phases left, against the bound over every schedule known now (the search

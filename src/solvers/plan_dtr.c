@@ -99,7 +99,15 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
     xe_schedule ev;
     xe_schedule_init(&ev);
     double cost = INFINITY, t_ev = 0;
-    int rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs), &ev, &cost, &t_ev, err);
+    const char *name = "fit-order"; /* an order that fits first: every node once, optimal */
+    int rc = XE_OK;
+    double t_fit = xe_now();
+    if (xe_plan_fit_wanted(in, o))
+        rc = xe_plan_fit_phase(in, o, res, t_start, fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs), &ev, &cost, &t_ev, err);
+    if (rc == XE_OK && !ev.len) {
+        name = "dtr";
+        rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs - (xe_now() - t_fit)), &ev, &cost, &t_ev, err);
+    }
     if (rc) return rc;
     res->dtr_alone = 1;
     res->time_total = xe_now() - t_start;
@@ -107,21 +115,22 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
         res->bound = res->bound_any = xe_bound_cheapest(in);
         return XE_OK;
     }
-    xe_plan_take_dtr(res, &ev, cost, t_ev);
+    xe_plan_take_dtr(res, &ev, cost, t_ev, name);
     res->bound = res->bound_any = fmin(xe_bound_cheapest(in), cost);
     res->gap = xe_plan_rel_gap(cost, res->bound);
     res->optimal = isfinite(res->gap) && res->gap <= o->rel_gap;
     return XE_OK;
 }
 
-void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev)
+void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev, const char *name)
 {
     xe_stages_clear(&res->sol);
     xe_schedule_clear(&res->events);
     res->events = *ev;
     xe_schedule_init(ev);
     res->events_objective = res->objective = cost;
-    res->name = "dtr";
+    res->name = name;
+    res->fit_order = !strcmp(name, "fit-order");
     res->reordered = 0;
     res->search_order = 0;
     res->bound = -INFINITY; /* the stage bounds do not hold outside the stage class */

@@ -153,11 +153,30 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
 #define XE_PLAN_DTR_ALONE_S 60.0
 int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_err *err);
 /* The DTR schedule *ev (moved out; cost seconds, in hand t_ev seconds after the start)
- * becomes res's result, named "dtr", in place of any stage schedule or event list; its
+ * becomes res's result, named `name` ("dtr", or "fit-order" for xe_plan_fit_phase's), in place of any stage schedule or event list; its
  * bound is left -INFINITY and its gap NAN for the caller (the stage bounds do not hold
  * outside the stage class), and the stage-class flags (reordered, search order,
  * infeasible, optimal) are cleared. */
-void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev);
+void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev, const char *name);
+
+/* plan_fit.c: the fit-order phase (docs/reorder.md, "Fitting an order to a budget") */
+/* Seconds it may take: at most this, and a tenth of the limit (a quarter on graphs that
+ * get DTR first, xe_plan_dtr_big); it answers in milliseconds where an order fits near
+ * the shared graphs' least peaks, 0.27 s on a 1,000-node layered DAG at 60%. */
+#define XE_PLAN_FIT_S 0.1
+#define XE_PLAN_FIT_BIG_S 0.5
+/* 1 where the phase applies: one device whose budget is below the index order's
+ * no-recomputation peak, reordering allowed, not in feasibility mode, not stopped. */
+int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o);
+/* xe_order_fit at the device's budget for `seconds`: where an order fits, every node
+ * computed once in it (xe_dtr_schedule in that order, which then evicts nothing, replayed
+ * by the simulator) into *ev (replaced; caller-owned), its cost into *ev_cost (INFINITY
+ * for none: no order fits, or none found in time) and its time from t_start into *t_ev,
+ * traced; res->peak_order its peak. Emits row "fit-order" (status in res->fit_status).
+ * XE_OK whether or not it found one; XE_ENOMEM, or XE_EINTERNAL where the order does not
+ * replay within the budget. */
+int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 
 /* plan_milp.c (each function's full contract is at its definition) */
 int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,

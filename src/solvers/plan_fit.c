@@ -1,0 +1,77 @@
+/* The planner's fit-order phase (src/solvers/plan_int.h, docs/reorder.md, "Fitting an
+ * order to a budget"): on one device, a topological order whose no-recomputation peak fits
+ * the budget makes computing every node once, each output freed after its last reader, a
+ * schedule as cheap as any can be. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "xengine/dtr.h"
+#include "xengine/reorder.h"
+#include "xengine/solvers.h"
+#include "xengine/timer.h"
+
+#include "plan_int.h"
+
+int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o)
+{
+    if (in->ndev != 1 || o->no_reorder || o->no_fit || o->feasibility || in->g->n < 3 || xe_plan_stopped(o)) return 0;
+    int64_t peak = xe_instance_norecompute_peak(in->g);
+    return peak > in->dev[0].budget; /* at or above the index order's peak, that order fits */
+}
+
+int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
+{
+    const xe_graph *g = in->g;
+    double t0 = xe_now();
+    *ev_cost = INFINITY;
+    if (o->phase) o->phase(o->ctx, "fit-order");
+    int *order = malloc(((size_t)g->n + 1) * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the fit order");
+    xe_order_fit_result fr;
+    xe_err e2 = {{0}};
+    int rc = xe_order_fit(g, in->dev[0].budget, t0 + seconds, o->interrupt, 0, order, &fr, &e2);
+    if (rc) {
+        free(order);
+        return xe_err_set(err, rc, "plan: %s", e2.msg);
+    }
+    xe_schedule s;
+    xe_schedule_init(&s);
+    if (fr.status == XE_FIT_FOUND) {
+        /* the order fits, so DTR in it evicts nothing: every node once, each output freed
+         * after its last reader, replayed by the simulator before it is returned */
+        double c = INFINITY;
+        int recomputes = 0;
+        rc = xe_dtr_schedule(in, 0, order, 0, INFINITY, &s, &c, &recomputes, &e2);
+        if (rc == XE_OK && recomputes == 0) {
+            *ev = s;
+            xe_schedule_init(&s);
+            *ev_cost = c;
+            *t_ev = xe_now() - t_start;
+            xe_plan_trace(res, *t_ev, c);
+            if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(g);
+            res->peak_order = fr.peak;
+        } else if (rc == XE_OK || rc == XE_EINFEASIBLE) { /* the order's peak was checked: cannot happen */
+            rc = xe_err_set(err, XE_EINTERNAL, "plan: the fit order (peak %lld B) did not replay within %lld B%s%s",
+                            (long long)fr.peak, (long long)in->dev[0].budget, rc ? ": " : "", rc ? e2.msg : "");
+        } else {
+            rc = xe_err_set(err, rc, "plan: %s", e2.msg);
+        }
+    }
+    xe_schedule_clear(&s);
+    free(order);
+    if (rc) return rc;
+    if (fr.status == XE_FIT_FOUND)
+        snprintf(res->fit_status, sizeof res->fit_status,
+                 "every node once in an order that fits (peak %.1f%% of the graph order's): optimal",
+                 100.0 * (double)fr.peak / (double)res->peak_index);
+    else if (fr.status == XE_FIT_NONE)
+        snprintf(res->fit_status, sizeof res->fit_status,
+                 "no order fits: every one searched (%ld sets), recomputation needed", fr.sets);
+    else
+        snprintf(res->fit_status, sizeof res->fit_status, "no order found within its time (%ld sets searched)",
+                 fr.sets);
+    xe_plan_emit_heur(o, res, "fit-order", res->fit_status, *ev_cost, xe_now() - t0);
+    return XE_OK;
+}

@@ -1,0 +1,248 @@
+/* Fitting a topological order to a budget (xe_order_fit, include/xengine/reorder.h;
+ * docs/reorder.md, "Fitting an order to a budget") and the planner's fit-order phase:
+ *   - the two-chains hand graph: 12 B is its least peak (found, peak 12), 11 B has no
+ *     order (every set searched: XE_FIT_NONE);
+ *   - 400 random DAGs of 3-9 nodes against every topological order enumerated
+ *     (xe_order_peak of each): at the least peak an order is found, topological, with
+ *     its peak reported and within the target; one byte below, none exists (NONE); at a
+ *     target drawn between the two, found;
+ *   - 40 random DAGs of 40-120 nodes: at the list scheduling's peak (an order is known
+ *     to fit) the search finds one, never NONE;
+ *   - a stop flag already set cuts a large search (XE_FIT_CUT), the same search without
+ *     it ends NONE after searching every set;
+ *   - xe_plan on a random 300-node DAG, one device, budget at a low-peak order's peak
+ *     below the index order's: row and result "fit-order", every node once (the sum of
+ *     the costs), optimal, replayed valid by the simulator with no recomputation. */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/arrays.h"
+#include "support/randinst.h"
+#include "xengine/plan.h"
+#include "xengine/reorder.h"
+#include "xengine/sim.h"
+#include "xengine/timer.h"
+
+/* 1 when order is a permutation of 0..n-1 with every input before its user. */
+static int is_topological(const xe_graph *g, const int *order)
+{
+    int n = g->n, ok = 1;
+    int *pos = malloc((size_t)n * sizeof *pos);
+    assert_non_null(pos);
+    for (int v = 0; v < n; v++) pos[v] = -1;
+    for (int k = 0; k < n; k++) {
+        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) ok = 0;
+        else pos[order[k]] = k;
+    }
+    for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
+    free(pos);
+    return ok;
+}
+
+/* The least xe_order_peak over every topological order, by enumeration. */
+static void enum_orders(const xe_graph *g, int *order, int k, int *used, int64_t *best)
+{
+    int n = g->n;
+    if (k == n) {
+        int64_t p = xe_order_peak(g, order);
+        assert_true(p >= 0);
+        if (p < *best) *best = p;
+        return;
+    }
+    for (int v = 0; v < n; v++) {
+        if (used[v]) continue;
+        int ready = 1;
+        for (int j = g->pred_off[v]; j < g->pred_off[v + 1] && ready; j++) ready = used[g->pred[j]];
+        if (!ready) continue;
+        used[v] = 1;
+        order[k] = v;
+        enum_orders(g, order, k + 1, used, best);
+        used[v] = 0;
+    }
+}
+
+static xe_order_fit_result fit(const xe_graph *g, int64_t target, int *order)
+{
+    xe_order_fit_result r;
+    xe_err err;
+    assert_int_equal(xe_order_fit(g, target, INFINITY, NULL, 0, order, &r, &err), XE_OK);
+    if (r.status == XE_FIT_FOUND) {
+        assert_true(is_topological(g, order));
+        assert_int_equal(xe_order_peak(g, order), r.peak);
+        assert_true(r.peak <= target);
+    }
+    return r;
+}
+
+static void test_hand(void **state)
+{
+    (void)state;
+    /* a0 (10 B) -> a1 (1 B); b0 (10 B) -> b1 (1 B); j (1 B) reads a1, b1: index order 21 B,
+     * chain by chain 12 B (tests/test_reorder.c test_peak_hand) */
+    static const int64_t mem[5] = {10, 10, 1, 1, 1};
+    static const double cost[5] = {1, 1, 1, 1, 1};
+    static const int edges[] = {0, 2, 1, 3, 2, 4, 3, 4, -1};
+    xe_instance *in = xe_test_array_instance(5, mem, cost, edges, 1);
+    assert_non_null(in);
+    int order[5];
+    xe_order_fit_result r = fit(in->g, 12, order);
+    assert_int_equal(r.status, XE_FIT_FOUND);
+    assert_int_equal(r.peak, 12);
+    r = fit(in->g, 11, order);
+    assert_int_equal(r.status, XE_FIT_NONE);
+    xe_instance_free(in);
+}
+
+static void test_vs_enumeration(void **state)
+{
+    (void)state;
+    int cases = 0, none = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        int n = 3 + (int)(seed % 7);
+        double p = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.25 : 1.5 / n;
+        xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
+        assert_non_null(in);
+        const xe_graph *g = in->g;
+        int order[16], used[16] = {0};
+        int64_t least = INT64_MAX;
+        enum_orders(g, order, 0, used, &least);
+        xe_order_fit_result r = fit(g, least, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        assert_int_equal(r.peak, least);
+        r = fit(g, least - 1, order);
+        assert_int_equal(r.status, XE_FIT_NONE);
+        int64_t peak = xe_instance_norecompute_peak(g), mid = least + (int64_t)(seed * 7919 % (uint64_t)(peak - least + 1));
+        r = fit(g, mid, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        cases++;
+        none += least < peak;
+        xe_instance_free(in);
+    }
+    print_message("fit vs enumeration: %d DAGs, the least peak below the index order's on %d\n", cases, none);
+    assert_true(none > 0);
+}
+
+static void test_list_order_fits(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        int n = 40 + (int)(seed * 13 % 81);
+        xe_instance *in = xe_test_random_dag(seed, n, 3.0 / n, 1.0);
+        assert_non_null(in);
+        int *order = malloc((size_t)n * sizeof *order);
+        assert_non_null(order);
+        int64_t lp;
+        xe_err err;
+        assert_int_equal(xe_order_low_peak(in->g, seed, 20, INFINITY, order, &lp, &err), XE_OK);
+        xe_order_fit_result r = fit(in->g, lp, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        free(order);
+        xe_instance_free(in);
+    }
+}
+
+/* k sources of 1 B, all read by one sink of 1 B: the sink needs k + 1 B, so with a target
+ * of k every subset of the sources is a set to search (2^k), and none completes. */
+static xe_instance *star(int k)
+{
+    int n = k + 1;
+    int64_t *mem = malloc((size_t)n * sizeof *mem);
+    double *cost = malloc((size_t)n * sizeof *cost);
+    int *edges = malloc(((size_t)2 * k + 1) * sizeof *edges);
+    assert_true(mem && cost && edges);
+    for (int v = 0; v < n; v++) mem[v] = 1, cost[v] = 1;
+    for (int v = 0; v < k; v++) edges[2 * v] = v, edges[2 * v + 1] = k;
+    edges[2 * k] = -1;
+    xe_instance *in = xe_test_array_instance(n, mem, cost, edges, 1);
+    free(mem), free(cost), free(edges);
+    assert_non_null(in);
+    return in;
+}
+
+static void test_stop_flag(void **state)
+{
+    (void)state;
+    xe_instance *in = star(12);
+    int order[13];
+    xe_order_fit_result r;
+    xe_err err;
+    volatile sig_atomic_t stop = 1;
+    assert_int_equal(xe_order_fit(in->g, 12, INFINITY, &stop, 0, order, &r, &err), XE_OK);
+    assert_int_equal(r.status, XE_FIT_CUT);
+    assert_true(r.sets < 4096);
+    stop = 0;
+    assert_int_equal(xe_order_fit(in->g, 12, INFINITY, &stop, 0, order, &r, &err), XE_OK);
+    assert_int_equal(r.status, XE_FIT_NONE);
+    assert_int_equal(r.sets, 4096); /* every subset of the 12 sources, the full one too (12 B) */
+    r = fit(in->g, 13, order);
+    assert_int_equal(r.status, XE_FIT_FOUND);
+    xe_instance_free(in);
+}
+
+static void test_plan_fit_order(void **state)
+{
+    (void)state;
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        int n = 300;
+        xe_instance *in = xe_test_random_dag(seed, n, 3.0 / n, 1.0);
+        assert_non_null(in);
+        int *order = malloc((size_t)n * sizeof *order);
+        assert_non_null(order);
+        int64_t lp;
+        xe_err err;
+        assert_int_equal(xe_order_low_peak(in->g, seed, 20, INFINITY, order, &lp, &err), XE_OK);
+        free(order);
+        if (lp >= xe_instance_norecompute_peak(in->g)) {
+            xe_instance_free(in);
+            continue;
+        }
+        in->dev[0].budget = lp;
+        double once = 0;
+        for (int v = 0; v < n; v++) once += in->cost[v];
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.mode = XE_PLAN_AUTO;
+        o.time_limit = 20;
+        xe_plan_result res;
+        assert_int_equal(xe_plan(in, &o, &res, &err), XE_OK);
+        assert_string_equal(res.name, "fit-order");
+        assert_true(res.fit_order);
+        assert_true(res.optimal);
+        assert_true(fabs(res.objective - once) <= 1e-9 * once);
+        assert_true(fabs(res.bound - once) <= 1e-9 * once);
+        int row = 0;
+        for (int k = 0; k < res.nrows; k++) row |= !strcmp(res.rows[k].method, "fit-order");
+        assert_true(row);
+        xe_sim_result sr;
+        assert_int_equal(xe_sim_run(in, &res.events, &sr, &err), XE_OK);
+        assert_int_equal(sr.bad_event, -1);
+        assert_int_equal(sr.recomputes, 0);
+        assert_true(fabs(sr.total_time - once) <= 1e-9 * once);
+        assert_true(sr.dev[0].peak <= lp);
+        found++;
+        xe_plan_result_clear(&res);
+        xe_instance_free(in);
+    }
+    assert_true(found >= 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_vs_enumeration),
+        cmocka_unit_test(test_list_order_fits),
+        cmocka_unit_test(test_stop_flag),
+        cmocka_unit_test(test_plan_fit_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -60,9 +60,10 @@ def short(g):
 
 
 # auto's schedules outside the graph order's stage class: planned in another order
-# (docs/reorder.md), or an event list (the exact search's, restaged or annealed:
-# docs/pebble.md, docs/anneal.md)
-OUTSIDE_GRAPH_ORDER = ("low-peak order", "(pebbling)", "(restaged)", "(restaged-lns)", "(anneal)", "search-order")
+# (docs/reorder.md; an order that fits the budget: fit-order), or an event list (the exact
+# search's, restaged or annealed: docs/pebble.md, docs/anneal.md)
+OUTSIDE_GRAPH_ORDER = ("low-peak order", "(pebbling)", "(restaged)", "(restaged-lns)", "(anneal)", "search-order",
+                       "(fit-order)")
 
 
 def case_bound(rows):

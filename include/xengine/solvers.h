@@ -28,7 +28,9 @@ int xe_heur_greedy_ex(const xe_instance *in, int pins, xe_stages *out, xe_err *e
 #define XE_HEUR_GRACE_S 1.0
 
 /* xe_heur_greedy_ex that, once it holds a schedule, starts no further variant or pin
- * after deadline (xe_now() seconds; INFINITY: none). Without one it goes on to at most
+ * after deadline (xe_now() seconds; INFINITY: none), nor a variant that would not leave
+ * time before it for another as long as the last one (the final prune and check take
+ * about that much on large graphs). Without one it goes on to at most
  * XE_HEUR_GRACE_S past max(deadline, the call's start), ending even a pass in progress
  * at its next 256th stage there (a pass costs about n^2: 0.4 s at 5,000 nodes, tens of
  * seconds at 40,000). Until 2026-12-05 it had no such end: 100 s past a 5-s limit on a
@@ -39,7 +41,8 @@ int xe_heur_greedy_within(const xe_instance *in, int pins, double deadline, xe_s
 /* xe_heur_greedy_within that also hands back the best schedule of the other eviction
  * scoring (docs/heuristic.md, "Variants": bytes counted whole or up to the excess) in
  * *second (initialised here; pruned and checked like out; all zero when that scoring
- * found none), so that the caller can improve both: which one improves further is not
+ * found none, or when its prune and check, about a variant's time, would end past the
+ * deadline), so that the caller can improve both: which one improves further is not
  * known before. Same returns; on an error *second is empty. */
 int xe_heur_greedy_pair(const xe_instance *in, int pins, double deadline, xe_stages *out, xe_stages *second,
                         xe_err *err);
@@ -65,6 +68,11 @@ int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_se
  * restarts', the diversification's): n (n + m) devices, n nodes, m edges (at least 1);
  * a pass's time grows with the edges, not with n^2 alone. */
 double xe_heur_pass_work(const xe_instance *in);
+/* Units of xe_heur_pass_work a second, about this 2-core machine's rate (a pass averages
+ * 0.15-0.2 us a unit): the randomised restarts' work budget (greedy.c), and the planner's
+ * and the portfolio's estimates of what a pass, a check or a phase's set-up will take on
+ * large graphs (src/solvers/plan_int.h). */
+#define XE_HEUR_PASS_RATE 2.5e8
 
 /* Checkpoint-all on device d: every node computed once on d, kept while it has later
  * users. XE_EINFEASIBLE when it does not fit d's budget or d cannot run some node. */

@@ -15,6 +15,14 @@ int xe_heur_checkpoint_all(const xe_instance *in, int d, xe_stages *out, xe_err 
         if (!xe_can_run(in, v, d))
             return xe_err_set(err, XE_EINFEASIBLE, "checkpoint-all: device %s cannot run node %d (%s)",
                               in->dev[d].name, v, g->nodes[v].name);
+    /* its stage matrices hold exactly the no-recomputation peak (tests/test_heuristic.c):
+     * below it, infeasible without building them (O(n^2) cells and their check: 8 s on a
+     * 10,000-node chain on gpu+cpu) */
+    int64_t peak = xe_instance_norecompute_peak(g);
+    if (peak == -1) return xe_err_set(err, XE_ENOMEM, "checkpoint-all: out of memory");
+    if (peak > in->dev[d].budget)
+        return xe_err_set(err, XE_EINFEASIBLE, "checkpoint-all on %s needs %lld B (the no-recomputation peak), budget %lld B",
+                          in->dev[d].name, (long long)peak, (long long)in->dev[d].budget);
     int *lastuse = malloc((n > 0 ? (size_t)n : 1) * sizeof *lastuse);
     if (!lastuse) return xe_err_set(err, XE_ENOMEM, "checkpoint-all: out of memory");
     for (int v = 0; v < n; v++) lastuse[v] = xe_graph_last_use(g, v);

@@ -588,7 +588,7 @@ static const int random_variants[4] = {0, 1, 4, 5}; /* those the randomised rest
  * them at XE_GREEDY_RANDOM_CLOCK times max_seconds, for machines far slower than this
  * one. Before 2026-12-01 max_seconds was wall clock: that case found nothing in 0.8 s
  * here, where the benchmark's faster machine had found 1.532x. */
-#define XE_GREEDY_RANDOM_RATE 2.5e8
+#define XE_GREEDY_RANDOM_RATE XE_HEUR_PASS_RATE
 #define XE_GREEDY_RANDOM_CLOCK 4.0
 
 /* Runs one variant with restarts, starting from the npre lessons pre[] (pins); returns
@@ -650,6 +650,8 @@ static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, doubl
 {
     const xe_instance *in = c->in;
     int n = c->n, D = c->D, nc = 0, npin = 0;
+    double work = XE_GREEDY_PIN_WORK / ((double)n * n); /* passes left */
+    if (work < 1) return 0; /* no pass to try: not even the candidates (O(n^2 D), 1 s at 10,000 nodes) */
     pin_cand *cand = malloc((size_t)(n ? n : 1) * (size_t)D * sizeof *cand);
     if (!cand) return XE_ENOMEM;
     for (int x = 0; x < n; x++)
@@ -661,7 +663,6 @@ static int pin_improve(gctx *c, int v, xe_stages *best, double *best_cost, doubl
         }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_pin);
     xe_greedy_keep pins[XE_GREEDY_MAX_PINS + 1];
-    double work = XE_GREEDY_PIN_WORK / ((double)n * n); /* passes left */
     for (int k = 0; k < nc && k < XE_GREEDY_PIN_TRIES && npin < XE_GREEDY_MAX_PINS && work >= 1; k++) {
         if (xe_now() > deadline || xe_interrupted(c->intr)) break;
         int x = cand[k].node;
@@ -764,6 +765,11 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     int fail_t = -1, passes = 0, nv = (int)(sizeof variants / sizeof variants[0]), k = 0, gv[2] = {0, 0};
     /* the randomised runs' work so far (xe_heur_pass_work per pass) */
     double done = 0, unit = xe_heur_pass_work(in);
+    /* the longest variant's seconds so far: with a schedule in hand, no variant starts
+     * that would not leave time for another as long, the final prune and check (about as
+     * long as a variant on large graphs: a 10,000-node chain on gpu+cpu, 2.5-6 s a
+     * variant, 3.5-5 s a check); a 20-s deadline ended after 34 s before */
+    double t_last = 0;
     for (;; k++) {
         double best = fmin(gbest[0], gbest[1]);
         if (xe_interrupted(intr)) break; /* Ctrl-C: what is in hand */
@@ -773,13 +779,15 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
                            xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds)))
                 break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
-                   (best < INFINITY && xe_now() > deadline) || (k > 0 && xe_now() > hard)) {
+                   (best < INFINITY && xe_now() + 2 * t_last > deadline) || (k > 0 && xe_now() > hard)) {
             break;
         }
         /* the randomised restarts cycle through the whole-bytes variants only (with the
          * capped ones among them, random_layered_n100 at 60% found a dearer schedule) */
         int v = noise > 0 ? random_variants[k % 4] : k % nv;
+        double tv = xe_now();
         int t = greedy_variant(&c, v, noise > 0 ? XE_GREEDY_MAX_PASSES : XE_GREEDY_FIRST_PASSES, &passes);
+        t_last = fmax(t_last, xe_now() - tv);
         if (npasses) *npasses += passes;
         done += passes * unit;
         if (t >= 0) {
@@ -811,7 +819,9 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         alt = tmp;
     }
     double best = fmin(gbest[0], gbest[1]);
-    if (second && fmax(gbest[0], gbest[1]) < INFINITY) { /* the other scoring's schedule */
+    /* the other scoring's schedule, where its prune and check (about a variant's time) fit
+     * before the deadline */
+    if (second && fmax(gbest[0], gbest[1]) < INFINITY && xe_now() + 2 * t_last <= deadline) {
         xe_err e2;
         xe_stages_prune(in, &alt);
         if (xe_stages_check(in, &alt, &e2) == XE_OK) *second = alt;

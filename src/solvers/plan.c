@@ -113,6 +113,21 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * killed by the kernel part way (README, "Status") */
     int mrc = xe_plan_memory_check(in, o->memory_bytes, err);
     if (mrc) return o->no_dtr ? mrc : xe_plan_dtr_only(in, o, res, t_start, err);
+    /* the result's conversion to an event list and its replay (the caller's) and the
+     * bounds at the end take O(n^2 D) work as well: on large graphs the phases end that
+     * much before the limit (XE_PLAN_FINISH_PASSES greedy passes of work, at most a tenth
+     * of the limit, none under XE_PLAN_MIN_PHASE: 2-3 s on a 10,000-node chain on
+     * gpu+cpu, nothing on the shared graphs) */
+    xe_plan_opts fin;
+    if (o->time_limit > 0) {
+        double reserve =
+            fmin(0.1 * o->time_limit, XE_PLAN_FINISH_PASSES * xe_heur_pass_work(in) / XE_PLAN_PASS_RATE);
+        if (reserve >= XE_PLAN_MIN_PHASE) {
+            fin = *o;
+            fin.time_limit -= reserve;
+            o = &fin;
+        }
+    }
 
     xe_stages heur = {0};
     xe_lns_result lns;
@@ -554,11 +569,23 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * the time limit has passed (on graphs of thousands of nodes the portfolio can take it
      * all, and LNS's set-up alone, its bounds, takes 0.1-0.2 s there) */
     int lns_mode = best && !lp_proof && !o->feasibility && (o->mode == XE_PLAN_AUTO || o->mode == XE_PLAN_LNS);
-    if (lns_mode && o->time_limit > 0 && xe_plan_time_left(o, t_start) < XE_PLAN_MIN_PHASE) {
+    /* nor where its set-up (the start's check and copy, the reachability matrix: about
+     * XE_PLAN_LNS_SETUP_PASSES greedy passes of work) would outlast the time left (a
+     * 10,000-node chain on gpu+cpu, 60-s limit: the portfolio used 59.3 s, then LNS took
+     * 6.5 s with 0.6 s left, the solve 67.9 s) */
+    double lns_setup = XE_PLAN_LNS_SETUP_PASSES * xe_heur_pass_work(cur) / XE_PLAN_PASS_RATE;
+    if (lns_mode && o->time_limit > 0 && xe_plan_time_left(o, t_start) < fmax(XE_PLAN_MIN_PHASE, lns_setup)) {
         /* the stage bound known so far; no gap, as the row has no schedule of its own (until
          * 2026-12-05 the stage schedule's gap to it, which a new user read as the result's
          * where an event list in hand was cheaper; the result line gives that one) */
         xe_plan_emit_not_run(o, res, "lns", fmin(lb, lb_index), NAN);
+        /* a model too large for CBC's root LP (where LNS would have had all the time): the
+         * whole MILP could not even be built in what is left (a 10,000-node chain on
+         * gpu+cpu: killed after 5.4 s with nothing) */
+        if (o->mode == XE_PLAN_AUTO && nbin > XE_PLAN_MILP_MAX_BINARIES) {
+            skip_milp = 1;
+            res->milp_status = XE_MILP_FEASIBLE;
+        }
     } else if (lns_mode) {
         /* auto on a model too large for CBC's root LP: LNS gets all the time */
         int all = o->mode == XE_PLAN_LNS || nbin > XE_PLAN_MILP_MAX_BINARIES;

@@ -125,7 +125,14 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
  * pins and final checks: 10-26 passes measured on 1,000- and 10,000-node chains): with
  * the DTR schedule in hand, no stage phase starts where the portfolio would take longer
  * than the time left. */
-#define XE_PLAN_PASS_RATE 2.5e8
+#define XE_PLAN_PASS_RATE XE_HEUR_PASS_RATE
+/* LNS's set-up in greedy passes of work (xe_heur_pass_work): 6.5 s on a 10,000-node chain
+ * on gpu+cpu, about three 2-s passes, with a margin; LNS does not start with less time
+ * left than that. */
+#define XE_PLAN_LNS_SETUP_PASSES 4.0
+/* The work after the phases (the result's event list, its replay, the final bounds) in
+ * greedy passes: kept back from the limit on large graphs (xe_plan). */
+#define XE_PLAN_FINISH_PASSES 1.5
 #define XE_PLAN_PORTFOLIO_PASSES 10.0
 /* Passes of the low-peak order search for DTR's second order. */
 #define XE_PLAN_DTR_ORDER_PASSES 64

@@ -10,6 +10,11 @@
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
 
+/* checkpoint-all's or recompute-all's work in greedy passes, at most, and the
+ * improvement's beyond its seconds (its copy and final check): see xe_heur_best_intr. */
+#define XE_PORTFOLIO_BASELINE_PASSES 4.0
+#define XE_PORTFOLIO_IMPROVE_PASSES 5.0
+
 int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t *peak, xe_err *err)
 {
     const xe_graph *g = in->g;
@@ -244,7 +249,12 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
      * checkpoint-all's stage matrices took over 50 s on a 40,000-node graph after a 5-s
      * limit */
     double hard = fmax(deadline, t0) + XE_HEUR_GRACE_S;
-    for (int d = 0; d < in->ndev && !(out->R && (xe_now() > deadline || xe_interrupted(intr))) && xe_now() <= hard;
+    /* with a schedule in hand, none starts that would end past the deadline: recompute-all
+     * builds and evaluates n^2 D cells, about XE_PORTFOLIO_BASELINE_PASSES passes of work
+     * (8.6 s on a 10,000-node chain on gpu+cpu, where it then did not fit) */
+    double base_s = XE_PORTFOLIO_BASELINE_PASSES * xe_heur_pass_work(in) / XE_HEUR_PASS_RATE;
+    for (int d = 0; d < in->ndev && !(out->R && (xe_now() + base_s > deadline || xe_interrupted(intr))) &&
+                    xe_now() <= hard;
          d++) {
         int crc = xe_heur_checkpoint_all(in, d, &cand, &e2);
         if (crc == XE_OK) {
@@ -276,7 +286,11 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
     }
     imp_s = xe_heur_improve_seconds(in);
     imp_s = fmin(imp_s, deadline - xe_now());
-    if (!improve || !(imp_s > 0) || xe_interrupted(intr)) goto done;
+    /* the improvement's copy and final check come on top of its seconds: about
+     * XE_PORTFOLIO_IMPROVE_PASSES passes of work (7.6-9.5 s on a 10,000-node chain on
+     * gpu+cpu, for 0.5 s of moves); none starts that would end past the deadline */
+    double imp_over = XE_PORTFOLIO_IMPROVE_PASSES * xe_heur_pass_work(in) / XE_HEUR_PASS_RATE;
+    if (!improve || !(imp_s > 0) || xe_now() + imp_s + imp_over > deadline || xe_interrupted(intr)) goto done;
     rc = xe_heur_improve(in, out, imp_s, err);
     /* the greedy's other scoring, improved the same way, when it came within 1% of the
      * best before: which of the two improves further is not known before (U-Net on one
@@ -284,7 +298,7 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
      * while the best stays) */
     if (rc == XE_OK && second.R && xe_stages_cost(in, &second) <= 1.01 * best_cost) {
         double imp2 = fmin(imp_s, deadline - xe_now());
-        if (imp2 > 0) rc = xe_heur_improve(in, &second, imp2, err);
+        if (imp2 > 0 && xe_now() + imp2 + imp_over <= deadline) rc = xe_heur_improve(in, &second, imp2, err);
         if (rc == XE_OK && xe_stages_cost(in, &second) < xe_stages_cost(in, out) * (1 - 1e-12)) {
             xe_stages t = *out;
             *out = second;

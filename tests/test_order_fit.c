@@ -12,7 +12,9 @@
  *     it ends NONE after searching every set;
  *   - xe_plan on a random 300-node DAG, one device, budget at a low-peak order's peak
  *     below the index order's: row and result "fit-order", every node once (the sum of
- *     the costs), optimal, replayed valid by the simulator with no recomputation. */
+ *     the costs), optimal, replayed valid by the simulator with no recomputation;
+ *   - two devices, the second slower: the phase plans on the first (every node once there
+ *     is the bound), and does not run where the second is cheaper for some node. */
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -235,6 +237,43 @@ static void test_plan_fit_order(void **state)
     assert_true(found >= 3);
 }
 
+/* Two devices (tests/support/arrays.c: the second runs every node 8x slower, copies 0.5 s):
+ * the two-chains graph with 12 B on the first device (its least peak; the index order
+ * needs 21 B) and room on the second. Every node once on the first is the bound over every
+ * schedule, so the fit-order phase answers: 5 s, optimal, valid in the simulator, nothing
+ * on the second device. Where the second device runs one node cheaper, no device runs
+ * every node at its cheapest and the phase does not run (no row). */
+static void test_plan_fit_two_devices(void **state)
+{
+    (void)state;
+    static const int64_t mem[5] = {10, 10, 1, 1, 1};
+    static const double cost[5] = {1, 1, 1, 1, 1};
+    static const int edges[] = {0, 2, 1, 3, 2, 4, 3, 4, -1};
+    xe_instance *in = xe_test_array_instance(5, mem, cost, edges, 2);
+    in->dev[0].budget = 12;
+    in->dev[1].budget = 100;
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.time_limit = 10;
+    xe_plan_result res;
+    xe_err err;
+    assert_int_equal(xe_plan(in, &o, &res, &err), XE_OK);
+    assert_string_equal(res.name, "fit-order");
+    assert_true(res.optimal && fabs(res.objective - 5.0) < 1e-12 && fabs(res.bound - 5.0) < 1e-12);
+    xe_sim_result sr;
+    assert_int_equal(xe_sim_run(in, &res.events, &sr, &err), XE_OK);
+    assert_int_equal(sr.recomputes, 0);
+    assert_int_equal(sr.copies, 0);
+    assert_true(sr.dev[0].peak <= 12 && sr.dev[1].peak == 0);
+    xe_plan_result_clear(&res);
+    in->cost[1 * 2 + 1] = 0.5; /* node b0 cheaper on the second device */
+    assert_int_equal(xe_plan(in, &o, &res, &err), XE_OK);
+    for (int k = 0; k < res.nrows; k++) assert_string_not_equal(res.rows[k].method, "fit-order");
+    assert_false(res.fit_order);
+    xe_plan_result_clear(&res);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_list_order_fits),
         cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_plan_fit_order),
+        cmocka_unit_test(test_plan_fit_two_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,32 +169,42 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     double h_deadline = o->time_limit > 0 ? t_start + o->time_limit : INFINITY;
     xe_plan_bound bsearch; /* the search bound on a second thread (plan_bound.c) */
     xe_plan_bound_start(&bsearch, in, o, t_start);
-    /* 0f. one device below the index order's peak: a topological order that fits the
-     * budget (docs/reorder.md, "Fitting an order to a budget") makes every node once a
-     * schedule, optimal; nothing else need run. Milliseconds where one exists near the
-     * least peak; a tenth of the limit at most (a quarter on graphs that get DTR first),
-     * so it delays the first schedule little where none is found */
+    /* 0. on graphs where a stage greedy pass takes a large part of a second or more, the
+     * DTR schedule first (docs/dtr.md): milliseconds where it finds one, and with it in
+     * hand the portfolio's grace past the limit is not needed */
     const char *ev_first = "dtr"; /* the name of the schedule in `dtr` */
-    if (xe_plan_fit_wanted(in, o)) {
-        int big = xe_plan_dtr_big(in);
+    int big = xe_plan_dtr_big(in);
+    if (!o->no_dtr && big && !xe_plan_stopped(o)) {
+        double secs = o->time_limit > 0 ? fmin(XE_PLAN_DTR_S, 0.25 * o->time_limit) : XE_PLAN_DTR_S;
+        rc = xe_plan_dtr_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
+        if (rc) goto out;
+        dtr_ran = 1;
+    }
+    /* 0f. one device runs every node at its cheapest and its budget is below the index
+     * order's peak: a topological order that fits that budget (docs/reorder.md, "Fitting
+     * an order to a budget") makes every node once there a schedule, optimal; nothing else
+     * need run. Milliseconds where one exists near the least peak; a tenth of the limit at
+     * most (a quarter on graphs that get DTR first, after DTR, so that the first schedule
+     * still comes in milliseconds there), so it delays little where none is found */
+    if (xe_plan_fit_wanted(in, o) && !(dtr.len && dtr_cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
         double cap = big ? XE_PLAN_FIT_BIG_S : XE_PLAN_FIT_S;
         double secs = o->time_limit > 0 ? fmin(cap, (big ? 0.25 : 0.1) * o->time_limit) : cap;
-        rc = xe_plan_fit_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
+        xe_schedule fit;
+        xe_schedule_init(&fit);
+        double fit_cost = INFINITY, t_fit = 0;
+        rc = xe_plan_fit_phase(in, o, res, t_start, secs, &fit, &fit_cost, &t_fit, err);
         if (rc) goto out;
-        if (dtr.len) {
+        if (fit.len) {
+            xe_schedule_clear(&dtr);
+            dtr = fit;
+            dtr_cost = fit_cost;
+            t_dtr = t_fit;
             ev_first = "fit-order";
             dtr_ran = 1;
             goto out;
         }
     }
-    /* 0. on graphs where a stage greedy pass takes a large part of a second or more, the
-     * DTR schedule first (docs/dtr.md): milliseconds where it finds one, and with it in
-     * hand the portfolio's grace past the limit is not needed */
-    if (!o->no_dtr && xe_plan_dtr_big(in) && !xe_plan_stopped(o)) {
-        double secs = o->time_limit > 0 ? fmin(XE_PLAN_DTR_S, 0.25 * o->time_limit) : XE_PLAN_DTR_S;
-        rc = xe_plan_dtr_phase(in, o, res, t_start, secs, &dtr, &dtr_cost, &t_dtr, err);
-        if (rc) goto out;
-        dtr_ran = 1;
+    if (dtr_ran) {
         /* with it in hand, where the portfolio (about XE_PLAN_PORTFOLIO_PASSES greedy
          * passes at the heuristics' rate of work, XE_PLAN_PASS_RATE) would take longer
          * than the time left, nothing else starts: the stage phases could only overrun

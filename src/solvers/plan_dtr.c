@@ -99,16 +99,30 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
     xe_schedule ev;
     xe_schedule_init(&ev);
     double cost = INFINITY, t_ev = 0;
-    const char *name = "fit-order"; /* an order that fits first: every node once, optimal */
-    int rc = XE_OK;
-    double t_fit = xe_now();
-    if (xe_plan_fit_wanted(in, o))
-        rc = xe_plan_fit_phase(in, o, res, t_start, fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs), &ev, &cost, &t_ev, err);
-    if (rc == XE_OK && !ev.len) {
-        name = "dtr";
-        rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs - (xe_now() - t_fit)), &ev, &cost, &t_ev, err);
+    /* DTR first (its schedule in milliseconds where it finds one), then, unless it computes
+     * every node once at the cheapest, an order that fits (every node once: optimal) */
+    const char *name = "dtr";
+    double fit_s = xe_plan_fit_wanted(in, o) ? fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs) : 0.0;
+    int rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs - fit_s), &ev, &cost, &t_ev, err);
+    if (rc == XE_OK && fit_s > 0 && !(ev.len && cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
+        xe_schedule fit;
+        xe_schedule_init(&fit);
+        double fit_cost = INFINITY, t_fit = 0;
+        rc = xe_plan_fit_phase(in, o, res, t_start, fit_s, &fit, &fit_cost, &t_fit, err);
+        if (rc == XE_OK && fit.len) {
+            xe_schedule_clear(&ev);
+            ev = fit;
+            cost = fit_cost;
+            t_ev = t_fit;
+            name = "fit-order";
+        } else {
+            xe_schedule_clear(&fit);
+        }
     }
-    if (rc) return rc;
+    if (rc) {
+        xe_schedule_clear(&ev);
+        return rc;
+    }
     res->dtr_alone = 1;
     res->time_total = xe_now() - t_start;
     if (!ev.len) { /* no schedule found, none proven impossible: the caller says so (exit 4 in solve) */

@@ -1,7 +1,8 @@
 /* The planner's fit-order phase (src/solvers/plan_int.h, docs/reorder.md, "Fitting an
- * order to a budget"): on one device, a topological order whose no-recomputation peak fits
- * the budget makes computing every node once, each output freed after its last reader, a
- * schedule as cheap as any can be. */
+ * order to a budget"): where one device runs every node at its cheapest (the only device,
+ * or the GPU beside a slower CPU), a topological order whose no-recomputation peak fits
+ * that device's budget makes computing every node once there, each output freed after its
+ * last reader, a schedule as cheap as any can be. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,30 @@
 
 #include "plan_int.h"
 
+int xe_plan_fit_device(const xe_instance *in)
+{
+    const xe_graph *g = in->g;
+    double once = xe_bound_cheapest(in);
+    for (int d = 0; d < in->ndev; d++) {
+        double sum = 0;
+        int ok = 1;
+        for (int v = 0; v < g->n && ok; v++) {
+            if (!xe_can_run(in, v, d)) ok = 0;
+            else sum += xe_cost(in, v, d);
+        }
+        /* every node once on d is the bound over every schedule: no copy can help */
+        if (ok && sum <= once * (1 + 1e-12)) return d;
+    }
+    return -1;
+}
+
 int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o)
 {
-    if (in->ndev != 1 || o->no_reorder || o->no_fit || o->feasibility || in->g->n < 3 || xe_plan_stopped(o)) return 0;
+    if (o->no_reorder || o->no_fit || o->feasibility || in->g->n < 3 || xe_plan_stopped(o)) return 0;
+    int d = xe_plan_fit_device(in);
+    if (d < 0) return 0;
     int64_t peak = xe_instance_norecompute_peak(in->g);
-    return peak > in->dev[0].budget; /* at or above the index order's peak, that order fits */
+    return peak > in->dev[d].budget; /* at or above the index order's peak, that order fits */
 }
 
 int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
@@ -26,12 +46,14 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     const xe_graph *g = in->g;
     double t0 = xe_now();
     *ev_cost = INFINITY;
+    int dev = xe_plan_fit_device(in);
+    if (dev < 0) return xe_err_set(err, XE_EINVAL, "plan: no device computes every node at its cheapest");
     if (o->phase) o->phase(o->ctx, "fit-order");
     int *order = malloc(((size_t)g->n + 1) * sizeof *order);
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the fit order");
     xe_order_fit_result fr;
     xe_err e2 = {{0}};
-    int rc = xe_order_fit(g, in->dev[0].budget, t0 + seconds, o->interrupt, 0, order, &fr, &e2);
+    int rc = xe_order_fit(g, in->dev[dev].budget, t0 + seconds, o->interrupt, 0, order, &fr, &e2);
     if (rc) {
         free(order);
         return xe_err_set(err, rc, "plan: %s", e2.msg);
@@ -43,7 +65,7 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
          * after its last reader, replayed by the simulator before it is returned */
         double c = INFINITY;
         int recomputes = 0;
-        rc = xe_dtr_schedule(in, 0, order, 0, INFINITY, &s, &c, &recomputes, &e2);
+        rc = xe_dtr_schedule(in, dev, order, 0, INFINITY, &s, &c, &recomputes, &e2);
         if (rc == XE_OK && recomputes == 0) {
             *ev = s;
             xe_schedule_init(&s);
@@ -54,7 +76,7 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
             res->peak_order = fr.peak;
         } else if (rc == XE_OK || rc == XE_EINFEASIBLE) { /* the order's peak was checked: cannot happen */
             rc = xe_err_set(err, XE_EINTERNAL, "plan: the fit order (peak %lld B) did not replay within %lld B%s%s",
-                            (long long)fr.peak, (long long)in->dev[0].budget, rc ? ": " : "", rc ? e2.msg : "");
+                            (long long)fr.peak, (long long)in->dev[dev].budget, rc ? ": " : "", rc ? e2.msg : "");
         } else {
             rc = xe_err_set(err, rc, "plan: %s", e2.msg);
         }

@@ -172,12 +172,16 @@ void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double 
  * the shared graphs' least peaks, 0.27 s on a 1,000-node layered DAG at 60%. */
 #define XE_PLAN_FIT_S 0.1
 #define XE_PLAN_FIT_BIG_S 0.5
-/* 1 where the phase applies: one device whose budget is below the index order's
+/* The device on which every node once costs the bound over every schedule
+ * (xe_bound_cheapest: it runs every node at its cheapest), the lowest such index; -1 for
+ * none. */
+int xe_plan_fit_device(const xe_instance *in);
+/* 1 where the phase applies: such a device, whose budget is below the index order's
  * no-recomputation peak, reordering allowed, not in feasibility mode, not stopped. */
 int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o);
-/* xe_order_fit at the device's budget for `seconds`: where an order fits, every node
- * computed once in it (xe_dtr_schedule in that order, which then evicts nothing, replayed
- * by the simulator) into *ev (replaced; caller-owned), its cost into *ev_cost (INFINITY
+/* xe_order_fit at xe_plan_fit_device's budget for `seconds`: where an order fits, every
+ * node computed once in it on that device (xe_dtr_schedule in that order, which then
+ * evicts nothing, replayed by the simulator) into *ev (replaced; caller-owned), its cost into *ev_cost (INFINITY
  * for none: no order fits, or none found in time) and its time from t_start into *t_ev,
  * traced; res->peak_order its peak. Emits row "fit-order" (status in res->fit_status).
  * XE_OK whether or not it found one; XE_ENOMEM, or XE_EINTERNAL where the order does not

@@ -167,9 +167,10 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
 void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double t_ev, const char *name);
 
 /* plan_fit.c: the fit-order phase (docs/reorder.md, "Fitting an order to a budget") */
-/* Seconds it may take: at most this, and a tenth of the limit (a quarter on graphs that
- * get DTR first, xe_plan_dtr_big); it answers in milliseconds where an order fits near
- * the shared graphs' least peaks, 0.27 s on a 1,000-node layered DAG at 60%. */
+/* Seconds it may take: at most this, and a tenth of the limit (on graphs that get DTR
+ * first a quarter, half where DTR found nothing); it answers in milliseconds where an
+ * order fits near the shared graphs' least peaks, 0.27-0.3 s on a 1,000-node layered DAG
+ * at 60%. */
 #define XE_PLAN_FIT_S 0.1
 #define XE_PLAN_FIT_BIG_S 0.5
 /* The device on which every node once costs the bound over every schedule

@@ -28,26 +28,11 @@
 
 #include "support/arrays.h"
 #include "support/randinst.h"
+#include "support/valid.h"
 #include "xengine/plan.h"
 #include "xengine/reorder.h"
 #include "xengine/sim.h"
 #include "xengine/timer.h"
-
-/* 1 when order is a permutation of 0..n-1 with every input before its user. */
-static int is_topological(const xe_graph *g, const int *order)
-{
-    int n = g->n, ok = 1;
-    int *pos = malloc((size_t)n * sizeof *pos);
-    assert_non_null(pos);
-    for (int v = 0; v < n; v++) pos[v] = -1;
-    for (int k = 0; k < n; k++) {
-        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) ok = 0;
-        else pos[order[k]] = k;
-    }
-    for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
-    free(pos);
-    return ok;
-}
 
 /* The least xe_order_peak over every topological order, by enumeration. */
 static void enum_orders(const xe_graph *g, int *order, int k, int *used, int64_t *best)
@@ -77,23 +62,30 @@ static xe_order_fit_result fit(const xe_graph *g, int64_t target, int *order)
     xe_err err;
     assert_int_equal(xe_order_fit(g, target, INFINITY, NULL, 0, order, &r, &err), XE_OK);
     if (r.status == XE_FIT_FOUND) {
-        assert_true(is_topological(g, order));
+        assert_true(xe_test_is_topological(g, order));
         assert_int_equal(xe_order_peak(g, order), r.peak);
         assert_true(r.peak <= target);
     }
     return r;
 }
 
-static void test_hand(void **state)
+/* a0 (10 B) -> a1 (1 B); b0 (10 B) -> b1 (1 B); j (1 B) reads a1, b1; 1 s each: index
+ * order 21 B, chain by chain 12 B (tests/test_reorder.c test_peak_hand); ndev devices as
+ * tests/support/arrays.h makes them. */
+static xe_instance *two_chains(int ndev)
 {
-    (void)state;
-    /* a0 (10 B) -> a1 (1 B); b0 (10 B) -> b1 (1 B); j (1 B) reads a1, b1: index order 21 B,
-     * chain by chain 12 B (tests/test_reorder.c test_peak_hand) */
     static const int64_t mem[5] = {10, 10, 1, 1, 1};
     static const double cost[5] = {1, 1, 1, 1, 1};
     static const int edges[] = {0, 2, 1, 3, 2, 4, 3, 4, -1};
-    xe_instance *in = xe_test_array_instance(5, mem, cost, edges, 1);
+    xe_instance *in = xe_test_array_instance(5, mem, cost, edges, ndev);
     assert_non_null(in);
+    return in;
+}
+
+static void test_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = two_chains(1);
     int order[5];
     xe_order_fit_result r = fit(in->g, 12, order);
     assert_int_equal(r.status, XE_FIT_FOUND);
@@ -246,10 +238,7 @@ static void test_plan_fit_order(void **state)
 static void test_plan_fit_two_devices(void **state)
 {
     (void)state;
-    static const int64_t mem[5] = {10, 10, 1, 1, 1};
-    static const double cost[5] = {1, 1, 1, 1, 1};
-    static const int edges[] = {0, 2, 1, 3, 2, 4, 3, 4, -1};
-    xe_instance *in = xe_test_array_instance(5, mem, cost, edges, 2);
+    xe_instance *in = two_chains(2);
     in->dev[0].budget = 12;
     in->dev[1].budget = 100;
     xe_plan_opts o;

@@ -36,6 +36,7 @@
 #include "brute/brute.h"
 #include "support/arrays.h"
 #include "support/randinst.h"
+#include "support/valid.h"
 #include "support/shared_graph.h"
 #include "xengine/plan.h"
 #include "xengine/reorder.h"
@@ -90,22 +91,6 @@ static void test_peak_hand(void **state)
     xe_instance_free(in);
 }
 
-/* 1 when order is a permutation of 0..n-1 with every input before its user. */
-static int is_topological(const xe_graph *g, const int *order)
-{
-    int n = g->n, ok = 1;
-    int *pos = malloc((size_t)n * sizeof *pos);
-    assert_non_null(pos);
-    for (int v = 0; v < n; v++) pos[v] = -1;
-    for (int k = 0; k < n; k++) {
-        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) ok = 0;
-        else pos[order[k]] = k;
-    }
-    for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
-    free(pos);
-    return ok;
-}
-
 static void test_low_peak_random(void **state)
 {
     (void)state;
@@ -125,7 +110,7 @@ static void test_low_peak_random(void **state)
         assert_int_equal(xe_order_peak(g, id), p0);
         xe_err err;
         assert_int_equal(xe_order_low_peak(g, seed, 50, INFINITY, o1, &p1, &err), XE_OK);
-        assert_true(is_topological(g, o1));
+        assert_true(xe_test_is_topological(g, o1));
         assert_int_equal(xe_order_peak(g, o1), p1);
         assert_true(p1 <= p0);
         assert_int_equal(xe_order_low_peak(g, seed, 50, INFINITY, o2, &p2, &err), XE_OK);

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "xengine/sim.h"
@@ -27,4 +28,19 @@ void xe_test_assert_stages_valid(const xe_instance *in, const xe_stages *st)
     assert_true(fabs(sr.total_time - c) <= 1e-9 * fmax(1.0, c));
     for (int d = 0; d < in->ndev; d++) assert_true(sr.dev[d].peak <= in->dev[d].budget);
     xe_schedule_clear(&s);
+}
+
+int xe_test_is_topological(const xe_graph *g, const int *order)
+{
+    int n = g->n, ok = 1;
+    int *pos = malloc((size_t)(n ? n : 1) * sizeof *pos);
+    assert_non_null(pos);
+    for (int v = 0; v < n; v++) pos[v] = -1;
+    for (int k = 0; k < n; k++) {
+        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) ok = 0;
+        else pos[order[k]] = k;
+    }
+    for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
+    free(pos);
+    return ok;
 }

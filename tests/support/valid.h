@@ -1,4 +1,4 @@
-/* Validity of a stage schedule, shared by the solver tests. */
+/* Validity of a stage schedule and of a topological order, shared by the solver tests. */
 #ifndef XENGINE_TESTS_VALID_H
 #define XENGINE_TESTS_VALID_H
 
@@ -10,5 +10,8 @@
  * xe_stages_cost(in, st) seconds (relative 1e-9), and that every device's simulated peak
  * stays within its budget. Prints the checker's or simulator's message on failure. */
 void xe_test_assert_stages_valid(const xe_instance *in, const xe_stages *st);
+
+/* 1 when order[0..n) is a permutation of g's nodes with every input before its user. */
+int xe_test_is_topological(const xe_graph *g, const int *order);
 
 #endif

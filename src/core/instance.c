@@ -150,7 +150,11 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL, "device %s: budget above 9e18 bytes", r->name[d]);
         }
-        if (!(b >= 1) && peak > 0 && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) { /* 0 B suits 0-B graphs */
+        /* a fraction of a 0-B peak (a graph of 0-B tensors): 1 B, the least budget a device
+         * may have (schedule files and the executor refuse 0; a new user's 0-B graph at
+         * 50% was planned with budget 0, and `simulate` refused the file written) */
+        if (!(b >= 1) && peak == 0 && r->budget_bytes[d] <= 0) b = 1;
+        if (!(b >= 1) && peak > 0 && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) {
             in->g = NULL;
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL,

@@ -88,12 +88,14 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         snprintf(res->fit_status, sizeof res->fit_status,
                  "every node once in an order that fits (peak %.1f%% of the graph order's): optimal",
                  100.0 * (double)fr.peak / (double)res->peak_index);
-    else if (fr.status == XE_FIT_NONE)
-        snprintf(res->fit_status, sizeof res->fit_status,
-                 "no order fits: every one searched (%ld sets), recomputation needed", fr.sets);
+    else if (fr.status == XE_FIT_NONE) /* on one device every schedule recomputes; beside others, copies may do */
+        snprintf(res->fit_status, sizeof res->fit_status, "no order fits %s's budget: every one searched (%ld set%s)%s",
+                 in->dev[dev].name, fr.sets, fr.sets == 1 ? "" : "s",
+                 in->ndev == 1 ? ", recomputation needed" : "");
     else
-        snprintf(res->fit_status, sizeof res->fit_status, "no order found within its time (%ld sets searched)",
-                 fr.sets);
+        snprintf(res->fit_status, sizeof res->fit_status, "%s (%ld set%s searched)",
+                 xe_plan_stopped(o) ? "interrupted" : "no order found within its time", fr.sets,
+                 fr.sets == 1 ? "" : "s");
     xe_plan_emit_heur(o, res, "fit-order", res->fit_status, *ev_cost, xe_now() - t0);
     return XE_OK;
 }

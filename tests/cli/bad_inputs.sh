@@ -242,5 +242,24 @@ else
 fi
 rm -f "$tmp/subset.json"
 
+# a graph of 0-byte tensors: a fraction of its 0-B peak is a 1-B budget, so the written
+# file states a budget of at least 1 byte and `simulate` replays it (it was planned with
+# budget 0, a file `simulate` then refused: a new user's find, 2026-12-05)
+printf '%s\n' '{"format": "xengine-graph", "version": 1, "name": "zero", "nodes": [' \
+  '{"name": "a", "mem": 0, "cost": 1}, {"name": "b", "mem": 0, "cost": 1}], "edges": [[0, 1]]}' >"$tmp/zero.json"
+"$xe" solve "$tmp/zero.json" --devices gpu --budget 50% -o "$tmp/zero_s.json" >/dev/null 2>"$tmp/stderr"
+rc=$?
+budget=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["budget"])' "$tmp/zero_s.json" 2>/dev/null)
+"$xe" simulate "$tmp/zero.json" "$tmp/zero_s.json" --devices gpu --budget 50% >/dev/null 2>>"$tmp/stderr"
+rc2=$?
+if [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$budget" = 1 ]; then
+  passes=$((passes + 1))
+  echo "ok   zero-byte graph at 50%: budget $budget B, simulate replays it"
+else
+  fails=$((fails + 1))
+  echo "FAIL zero-byte graph at 50%: solve exit $rc, simulate exit $rc2, budget '$budget' (want 1):"
+  sed 's/^/     /' "$tmp/stderr"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

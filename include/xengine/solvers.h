@@ -73,6 +73,8 @@ double xe_heur_pass_work(const xe_instance *in);
  * and the portfolio's estimates of what a pass, a check or a phase's set-up will take on
  * large graphs (src/solvers/plan_int.h). */
 #define XE_HEUR_PASS_RATE 2.5e8
+/* Seconds one greedy pass on in takes at that rate: xe_heur_pass_work / XE_HEUR_PASS_RATE. */
+double xe_heur_pass_seconds(const xe_instance *in);
 
 /* Checkpoint-all on device d: every node computed once on d, kept while it has later
  * users. XE_EINFEASIBLE when it does not fit d's budget or d cannot run some node. */

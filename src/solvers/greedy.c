@@ -581,14 +581,13 @@ static const int random_variants[4] = {0, 1, 4, 5}; /* those the randomised rest
 #define XE_GREEDY_RANDOM_MAX_RUNS 2000
 /* Randomised restarts: max_seconds is a budget of work, not of the clock, so that a seed
  * gives the same answer on any machine and load: the runs stop once their passes,
- * n (n + m) devices each, add up to max_seconds * XE_GREEDY_RANDOM_RATE (a pass, most
+ * n (n + m) devices each, add up to max_seconds * XE_HEUR_PASS_RATE (a pass, most
  * stopping at the stage that fails, averages 0.15-0.2 us per unit on this 2-core
  * machine: random_layered_n100 at 60% on one GPU, seed 1, finds its schedule after 5,550
  * passes, 1.23 s here, within the nominal 0.8 s = 5,952 passes). The clock still stops
  * them at XE_GREEDY_RANDOM_CLOCK times max_seconds, for machines far slower than this
  * one. Before 2026-12-01 max_seconds was wall clock: that case found nothing in 0.8 s
  * here, where the benchmark's faster machine had found 1.532x. */
-#define XE_GREEDY_RANDOM_RATE XE_HEUR_PASS_RATE
 #define XE_GREEDY_RANDOM_CLOCK 4.0
 
 /* Runs one variant with restarts, starting from the npre lessons pre[] (pins); returns
@@ -710,7 +709,7 @@ static int check_footprints(const xe_instance *in, xe_err *err)
 /* The deterministic variants (noise = 0), their best improved by pins when pins is set,
  * none started after deadline (xe_now() seconds) once a schedule is in hand; or
  * randomised passes cycling through the variants until one finds a schedule or
- * max_seconds of work are done (noise > 0; XE_GREEDY_RANDOM_RATE). */
+ * max_seconds of work are done (noise > 0; XE_HEUR_PASS_RATE). */
 static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double max_seconds, int pins,
                       double deadline, const volatile sig_atomic_t *intr, xe_stages *out, xe_stages *second,
                       int *tries, long *npasses, xe_err *err)
@@ -769,17 +768,17 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
      * that would not leave time for another as long, the final prune and check (about as
      * long as a variant on large graphs: a 10,000-node chain on gpu+cpu, 2.5-6 s a
      * variant, 3.5-5 s a check); a 20-s deadline ended after 34 s before */
-    double t_last = 0;
+    double t_longest = 0;
     for (;; k++) {
         double best = fmin(gbest[0], gbest[1]);
         if (xe_interrupted(intr)) break; /* Ctrl-C: what is in hand */
         if (noise > 0) {
             if (best < INFINITY || k >= XE_GREEDY_RANDOM_MAX_RUNS ||
-                (k > 0 && (done >= max_seconds * XE_GREEDY_RANDOM_RATE ||
+                (k > 0 && (done >= max_seconds * XE_HEUR_PASS_RATE ||
                            xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds)))
                 break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
-                   (best < INFINITY && xe_now() + 2 * t_last > deadline) || (k > 0 && xe_now() > hard)) {
+                   (best < INFINITY && xe_now() + 2 * t_longest > deadline) || (k > 0 && xe_now() > hard)) {
             break;
         }
         /* the randomised restarts cycle through the whole-bytes variants only (with the
@@ -787,7 +786,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         int v = noise > 0 ? random_variants[k % 4] : k % nv;
         double tv = xe_now();
         int t = greedy_variant(&c, v, noise > 0 ? XE_GREEDY_MAX_PASSES : XE_GREEDY_FIRST_PASSES, &passes);
-        t_last = fmax(t_last, xe_now() - tv);
+        t_longest = fmax(t_longest, xe_now() - tv);
         if (npasses) *npasses += passes;
         done += passes * unit;
         if (t >= 0) {
@@ -821,7 +820,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
     double best = fmin(gbest[0], gbest[1]);
     /* the other scoring's schedule, where its prune and check (about a variant's time) fit
      * before the deadline */
-    if (second && fmax(gbest[0], gbest[1]) < INFINITY && xe_now() + 2 * t_last <= deadline) {
+    if (second && fmax(gbest[0], gbest[1]) < INFINITY && xe_now() + 2 * t_longest <= deadline) {
         xe_err e2;
         xe_stages_prune(in, &alt);
         if (xe_stages_check(in, &alt, &e2) == XE_OK) *second = alt;
@@ -896,6 +895,8 @@ double xe_heur_pass_work(const xe_instance *in)
     const xe_graph *g = in->g;
     return fmax(1.0, (double)g->n * (double)(g->n + g->m) * in->ndev);
 }
+
+double xe_heur_pass_seconds(const xe_instance *in) { return xe_heur_pass_work(in) / XE_HEUR_PASS_RATE; }
 
 int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                           xe_err *err)

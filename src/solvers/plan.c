@@ -121,7 +121,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     xe_plan_opts fin;
     if (o->time_limit > 0) {
         double reserve =
-            fmin(0.1 * o->time_limit, XE_PLAN_FINISH_PASSES * xe_heur_pass_work(in) / XE_PLAN_PASS_RATE);
+            fmin(0.1 * o->time_limit, XE_PLAN_FINISH_PASSES * xe_heur_pass_seconds(in));
         if (reserve >= XE_PLAN_MIN_PHASE) {
             fin = *o;
             fin.time_limit -= reserve;
@@ -190,23 +190,18 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * most (a quarter on graphs that get DTR first, half where DTR found nothing; after
      * DTR, so that the first schedule still comes in milliseconds there), so it delays
      * little where none is found */
-    if (xe_plan_fit_wanted(in, o) && !(dtr.len && dtr_cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
+    int fit_dev = xe_plan_fit_target(in, o);
+    if (fit_dev >= 0) { /* DTR's schedule, where it ran, is not every node once (above) */
         /* on big graphs half the limit while DTR has no schedule: this may be the only
          * one (a 1,000-node layered DAG at 60% on one GPU, `--time-limit 1`: DTR thrashes,
          * the order takes 0.3 s, the stage phases find nothing in time) */
         double cap = big ? XE_PLAN_FIT_BIG_S : XE_PLAN_FIT_S;
         double frac = big ? (dtr.len ? 0.25 : 0.5) : 0.1;
         double secs = o->time_limit > 0 ? fmin(cap, frac * o->time_limit) : cap;
-        xe_schedule fit;
-        xe_schedule_init(&fit);
-        double fit_cost = INFINITY, t_fit = 0;
-        rc = xe_plan_fit_phase(in, o, res, t_start, secs, &fit, &fit_cost, &t_fit, err);
-        if (rc) goto out;
-        if (fit.len) {
-            xe_schedule_clear(&dtr);
-            dtr = fit;
-            dtr_cost = fit_cost;
-            t_dtr = t_fit;
+        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, &dtr, &dtr_cost, &t_dtr, err);
+        if (rc < 0) goto out;
+        if (rc == 1) { /* in `dtr` now, taken at `out` */
+            rc = XE_OK;
             ev_first = "fit-order";
             dtr_ran = 1;
             goto out;
@@ -214,11 +209,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
     }
     if (dtr_ran) {
         /* with it in hand, where the portfolio (about XE_PLAN_PORTFOLIO_PASSES greedy
-         * passes at the heuristics' rate of work, XE_PLAN_PASS_RATE) would take longer
+         * passes at the heuristics' rate of work, xe_heur_pass_seconds) would take longer
          * than the time left, nothing else starts: the stage phases could only overrun
          * the limit (a 10,000-node chain on gpu+cpu: 2.3 s for a 1-s limit, the greedy cut
          * with nothing found; 28 s for 20 s, as cheap as DTR's to 2e-6) */
-        double pass_s = xe_heur_pass_work(in) / XE_PLAN_PASS_RATE, left = xe_plan_time_left(o, t_start);
+        double pass_s = xe_heur_pass_seconds(in), left = xe_plan_time_left(o, t_start);
         /* without it, where one greedy pass alone would outlast the time left and the
          * greedy's grace, no stage phase could find a schedule in time either (a
          * 50,000-node DAG with a 10-s limit: the greedy ran 33 s, exit 4) */
@@ -591,7 +586,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * XE_PLAN_LNS_SETUP_PASSES greedy passes of work) would outlast the time left (a
      * 10,000-node chain on gpu+cpu, 60-s limit: the portfolio used 59.3 s, then LNS took
      * 6.5 s with 0.6 s left, the solve 67.9 s) */
-    double lns_setup = XE_PLAN_LNS_SETUP_PASSES * xe_heur_pass_work(cur) / XE_PLAN_PASS_RATE;
+    double lns_setup = XE_PLAN_LNS_SETUP_PASSES * xe_heur_pass_seconds(cur);
     if (lns_mode && o->time_limit > 0 && xe_plan_time_left(o, t_start) < fmax(XE_PLAN_MIN_PHASE, lns_setup)) {
         /* the stage bound known so far; no gap, as the row has no schedule of its own (until
          * 2026-12-05 the stage schedule's gap to it, which a new user read as the result's

@@ -102,22 +102,13 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
     /* DTR first (its schedule in milliseconds where it finds one), then, unless it computes
      * every node once at the cheapest, an order that fits (every node once: optimal) */
     const char *name = "dtr";
-    double fit_s = xe_plan_fit_wanted(in, o) ? fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs) : 0.0;
+    int fit_dev = xe_plan_fit_target(in, o);
+    double fit_s = fit_dev >= 0 ? fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs) : 0.0;
     int rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs - fit_s), &ev, &cost, &t_ev, err);
-    if (rc == XE_OK && fit_s > 0 && !(ev.len && cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
-        xe_schedule fit;
-        xe_schedule_init(&fit);
-        double fit_cost = INFINITY, t_fit = 0;
-        rc = xe_plan_fit_phase(in, o, res, t_start, fit_s, &fit, &fit_cost, &t_fit, err);
-        if (rc == XE_OK && fit.len) {
-            xe_schedule_clear(&ev);
-            ev = fit;
-            cost = fit_cost;
-            t_ev = t_fit;
-            name = "fit-order";
-        } else {
-            xe_schedule_clear(&fit);
-        }
+    if (rc == XE_OK && fit_dev >= 0 && !(ev.len && cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
+        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, fit_s, &ev, &cost, &t_ev, err);
+        if (rc == 1) name = "fit-order";
+        if (rc > 0) rc = XE_OK;
     }
     if (rc) {
         xe_schedule_clear(&ev);

@@ -31,23 +31,20 @@ int xe_plan_fit_device(const xe_instance *in)
     return -1;
 }
 
-int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o)
+int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o)
 {
-    if (o->no_reorder || o->no_fit || o->feasibility || in->g->n < 3 || xe_plan_stopped(o)) return 0;
+    if (o->no_reorder || o->no_fit || o->feasibility || in->g->n < 3 || xe_plan_stopped(o)) return -1;
     int d = xe_plan_fit_device(in);
-    if (d < 0) return 0;
+    if (d < 0) return -1;
     int64_t peak = xe_instance_norecompute_peak(in->g);
-    return peak > in->dev[d].budget; /* at or above the index order's peak, that order fits */
+    return peak > in->dev[d].budget ? d : -1; /* at or above the index order's peak, that order fits */
 }
 
-int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
                       double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
 {
     const xe_graph *g = in->g;
     double t0 = xe_now();
-    *ev_cost = INFINITY;
-    int dev = xe_plan_fit_device(in);
-    if (dev < 0) return xe_err_set(err, XE_EINVAL, "plan: no device computes every node at its cheapest");
     if (o->phase) o->phase(o->ctx, "fit-order");
     int *order = malloc(((size_t)g->n + 1) * sizeof *order);
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the fit order");
@@ -66,7 +63,8 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         double c = INFINITY;
         int recomputes = 0;
         rc = xe_dtr_schedule(in, dev, order, 0, INFINITY, &s, &c, &recomputes, &e2);
-        if (rc == XE_OK && recomputes == 0) {
+        if (rc == XE_OK && recomputes == 0) { /* replaces the schedule in hand */
+            xe_schedule_clear(ev);
             *ev = s;
             xe_schedule_init(&s);
             *ev_cost = c;
@@ -96,6 +94,7 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
         snprintf(res->fit_status, sizeof res->fit_status, "%s (%ld set%s searched)",
                  xe_plan_stopped(o) ? "interrupted" : "no order found within its time", fr.sets,
                  fr.sets == 1 ? "" : "s");
-    xe_plan_emit_heur(o, res, "fit-order", res->fit_status, *ev_cost, xe_now() - t0);
-    return XE_OK;
+    int found = fr.status == XE_FIT_FOUND;
+    xe_plan_emit_heur(o, res, "fit-order", res->fit_status, found ? *ev_cost : INFINITY, xe_now() - t0);
+    return found;
 }

@@ -120,12 +120,11 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
  * schedule first, before the stage portfolio: a greedy pass there takes 0.4 s (1,000
  * nodes, one device) to seconds, the eviction heuristic milliseconds. */
 #define XE_PLAN_DTR_MIN_CELLS 1e6
-/* Work units of xe_heur_pass_work per second (greedy.c's XE_GREEDY_RANDOM_RATE, about
- * this 2-core machine's rate), and the portfolio's length in greedy passes (its variants,
- * pins and final checks: 10-26 passes measured on 1,000- and 10,000-node chains): with
- * the DTR schedule in hand, no stage phase starts where the portfolio would take longer
- * than the time left. */
-#define XE_PLAN_PASS_RATE XE_HEUR_PASS_RATE
+/* The portfolio's length in greedy passes (xe_heur_pass_seconds; its variants, pins and
+ * final checks: 10-26 passes measured on 1,000- and 10,000-node chains): with the DTR
+ * schedule in hand, no stage phase starts where the portfolio would take longer than the
+ * time left. */
+#define XE_PLAN_PORTFOLIO_PASSES 10.0
 /* LNS's set-up in greedy passes of work (xe_heur_pass_work): 6.5 s on a 10,000-node chain
  * on gpu+cpu, about three 2-s passes, with a margin; LNS does not start with less time
  * left than that. */
@@ -133,7 +132,6 @@ void xe_plan_emit_heur(const xe_plan_opts *o, xe_plan_result *res, const char *m
 /* The work after the phases (the result's event list, its replay, the final bounds) in
  * greedy passes: kept back from the limit on large graphs (xe_plan). */
 #define XE_PLAN_FINISH_PASSES 1.5
-#define XE_PLAN_PORTFOLIO_PASSES 10.0
 /* Passes of the low-peak order search for DTR's second order. */
 #define XE_PLAN_DTR_ORDER_PASSES 64
 /* Seconds the phase may take at most (it takes milliseconds where it succeeds). */
@@ -177,17 +175,19 @@ void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double 
  * (xe_bound_cheapest: it runs every node at its cheapest), the lowest such index; -1 for
  * none. */
 int xe_plan_fit_device(const xe_instance *in);
-/* 1 where the phase applies: such a device, whose budget is below the index order's
- * no-recomputation peak, reordering allowed, not in feasibility mode, not stopped. */
-int xe_plan_fit_wanted(const xe_instance *in, const xe_plan_opts *o);
-/* xe_order_fit at xe_plan_fit_device's budget for `seconds`: where an order fits, every
- * node computed once in it on that device (xe_dtr_schedule in that order, which then
- * evicts nothing, replayed by the simulator) into *ev (replaced; caller-owned), its cost into *ev_cost (INFINITY
- * for none: no order fits, or none found in time) and its time from t_start into *t_ev,
- * traced; res->peak_order its peak. Emits row "fit-order" (status in res->fit_status).
- * XE_OK whether or not it found one; XE_ENOMEM, or XE_EINTERNAL where the order does not
- * replay within the budget. */
-int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+/* The device the phase plans on, where it applies: xe_plan_fit_device's, whose budget is
+ * below the index order's no-recomputation peak, reordering allowed, not in feasibility
+ * mode, not stopped; -1 where it does not apply. */
+int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o);
+/* xe_order_fit at device dev's budget (xe_plan_fit_target) for `seconds`: where an order
+ * fits, every node computed once in it on dev (xe_dtr_schedule in that order, which then
+ * evicts nothing, replayed by the simulator) replaces the schedule in hand *ev (its old
+ * events cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev,
+ * traced; res->peak_order its peak. Where none is found all three are left as they were.
+ * Emits row "fit-order" (status in res->fit_status). Returns 1 when it found one, 0 when
+ * not (no order fits, or none found in time); XE_ENOMEM, or XE_EINTERNAL where the order
+ * does not replay within the budget. */
+int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
                       double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 
 /* plan_milp.c (each function's full contract is at its definition) */

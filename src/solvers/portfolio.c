@@ -252,7 +252,7 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
     /* with a schedule in hand, none starts that would end past the deadline: recompute-all
      * builds and evaluates n^2 D cells, about XE_PORTFOLIO_BASELINE_PASSES passes of work
      * (8.6 s on a 10,000-node chain on gpu+cpu, where it then did not fit) */
-    double base_s = XE_PORTFOLIO_BASELINE_PASSES * xe_heur_pass_work(in) / XE_HEUR_PASS_RATE;
+    double base_s = XE_PORTFOLIO_BASELINE_PASSES * xe_heur_pass_seconds(in);
     for (int d = 0; d < in->ndev && !(out->R && (xe_now() + base_s > deadline || xe_interrupted(intr))) &&
                     xe_now() <= hard;
          d++) {
@@ -269,7 +269,7 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
         }
     }
     /* the greedy found nothing (recompute-all may have: a costly schedule): randomised
-     * greedy restarts for random_seconds of work (XE_GREEDY_RANDOM_RATE: not what the
+     * greedy restarts for random_seconds of work (XE_HEUR_PASS_RATE: not what the
      * clock leaves of it, so that the answer does not depend on the machine); the
      * cheaper schedule stays */
     int restarted = !greedy_found && random_seconds > 0 && !xe_interrupted(intr);
@@ -289,7 +289,7 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
     /* the improvement's copy and final check come on top of its seconds: about
      * XE_PORTFOLIO_IMPROVE_PASSES passes of work (7.6-9.5 s on a 10,000-node chain on
      * gpu+cpu, for 0.5 s of moves); none starts that would end past the deadline */
-    double imp_over = XE_PORTFOLIO_IMPROVE_PASSES * xe_heur_pass_work(in) / XE_HEUR_PASS_RATE;
+    double imp_over = XE_PORTFOLIO_IMPROVE_PASSES * xe_heur_pass_seconds(in);
     if (!improve || !(imp_s > 0) || xe_now() + imp_s + imp_over > deadline || xe_interrupted(intr)) goto done;
     rc = xe_heur_improve(in, out, imp_s, err);
     /* the greedy's other scoring, improved the same way, when it came within 1% of the

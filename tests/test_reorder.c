@@ -22,7 +22,11 @@
  *     2.1x);
  *   - random_layered_n100 at 80%: an order that fits found first (row "fit-order"); with
  *     that phase off, the search bound's order without drops, adopted by the planner (row
- *     "search-order"), every node once, proven optimal. */
+ *     "search-order"), every node once, proven optimal;
+ *   - the same path taken after the phases (xe_plan_search_late, plan.c's end): with the
+ *     search's thread ended and a dearer result in hand, every node once in its order
+ *     replaces it (row "search-order", valid in the simulator, at the cost of every node
+ *     once), once only; not with no_reorder. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "brute/brute.h"
@@ -38,6 +43,7 @@
 #include "support/randinst.h"
 #include "support/valid.h"
 #include "support/shared_graph.h"
+#include "../src/solvers/plan_int.h"
 #include "xengine/plan.h"
 #include "xengine/reorder.h"
 #include "xengine/sim.h"
@@ -537,6 +543,65 @@ static void test_search_order_shared(void **state)
     xe_instance_free(in);
 }
 
+/* Starts the search bound's thread on in and waits (at most 60 s) until it has ended. */
+static void bound_until_ended(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o)
+{
+    xe_plan_bound_start(b, in, o, xe_now());
+    assert_int_equal(b->running, 1);
+    double t0 = xe_now();
+    while (!isfinite(xe_plan_bound_ended(b)) && xe_now() - t0 < 60) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_true(isfinite(xe_plan_bound_ended(b)));
+}
+
+static void test_search_late(void **state)
+{
+    (void)state;
+    xe_instance *in = xe_test_shared_instance("random_layered_n100.json", "gpu", 0.80);
+    xe_err err = {{0}};
+    xe_plan_opts o;
+    xe_plan_opts_default(&o);
+    o.time_limit = 60;
+    double once = xe_bound_cheapest(in);
+    xe_plan_bound b;
+    bound_until_ended(&b, in, &o);
+    xe_plan_result r;
+    memset(&r, 0, sizeof r);
+    r.name = "anneal";
+    r.objective = 1.5 * once; /* a dearer result in hand (no events: none to replay) */
+    assert_int_equal(xe_plan_search_late(in, &o, &r, xe_now(), &b, &err), 1);
+    assert_string_equal(r.name, "search-order");
+    assert_true(r.reordered && r.search_order);
+    assert_true(fabs(r.objective - once) <= 1e-9 * once);
+    assert_events_valid(in, &r);
+    assert_true(r.peak_order <= in->dev[0].budget && r.peak_order < r.peak_index);
+    int row = -1;
+    for (int k = 0; k < r.nrows; k++)
+        if (!strcmp(r.rows[k].method, "search-order")) row = k;
+    assert_true(row >= 0);
+    assert_true(fabs(r.rows[row].bound - once) <= 1e-9 * once);
+    r.objective = 1.5 * once; /* the path answers once */
+    assert_int_equal(xe_plan_search_late(in, &o, &r, xe_now(), &b, &err), 0);
+    xe_plan_bound_finish(&b, &o, &r);
+    xe_plan_result_clear(&r);
+    /* not with no_reorder, nor where the result already costs every node once */
+    bound_until_ended(&b, in, &o);
+    memset(&r, 0, sizeof r);
+    r.name = "anneal";
+    r.objective = once;
+    assert_int_equal(xe_plan_search_late(in, &o, &r, xe_now(), &b, &err), 0);
+    o.no_reorder = 1;
+    r.objective = 1.5 * once;
+    assert_int_equal(xe_plan_search_late(in, &o, &r, xe_now(), &b, &err), 0);
+    assert_string_equal(r.name, "anneal");
+    assert_int_equal(r.events.len, 0);
+    xe_plan_bound_finish(&b, &o, &r);
+    xe_plan_result_clear(&r);
+    xe_instance_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_plan_bound_over_both_orders),
         cmocka_unit_test(test_more_orders_shared),
         cmocka_unit_test(test_search_order_shared),
+        cmocka_unit_test(test_search_late),
         cmocka_unit_test(test_search_path_order),
         cmocka_unit_test(test_optimal_claims_vs_brute),
     };

@@ -748,6 +748,12 @@ out:
     if (rc == XE_OK && dtr.len && !(dtr_cost >= res->objective * (1 - 1e-12)))
         xe_plan_take_dtr(res, &dtr, dtr_cost, t_dtr, ev_first); /* its bound: the bounds over every schedule below */
     xe_schedule_clear(&dtr);
+    /* the search bound's path, where its thread ended after the last phase boundary
+     * without drops: every node once in its order, optimal (then no anneal) */
+    if (rc == XE_OK) {
+        int late = xe_plan_search_late(in, oall, res, t_start, &bsearch, err);
+        if (late < 0) rc = late;
+    }
     /* 4. the event-list local search (docs/anneal.md) for the time kept back and what
      * the phases left, against the bound over every schedule known now (the search
      * bound's where it has ended) */
@@ -757,6 +763,11 @@ out:
         rc = xe_plan_anneal_phase(in, oall, res, t_start, secs, known, err);
     }
     o = oall;
+    /* and once more: its thread may have ended while the anneal ran */
+    if (rc == XE_OK) {
+        int late = xe_plan_search_late(in, o, res, t_start, &bsearch, err);
+        if (late < 0) rc = late;
+    }
     /* the search bound holds for every schedule, so for the class each branch above
      * bounds: it raises the result's bound wherever higher */
     double sb = xe_plan_bound_finish(&bsearch, o, res);

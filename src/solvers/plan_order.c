@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xengine/dtr.h"
 #include "xengine/reorder.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -379,4 +380,55 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
     free(order);
     if (rc == XE_ENOMEM) return xe_err_set(err, XE_ENOMEM, "plan: out of memory adopting the search bound's order");
     return stop;
+}
+
+int xe_plan_search_late(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                        xe_plan_bound *bs, xe_err *err)
+{
+    int n = in->g->n;
+    double once = xe_bound_cheapest(in);
+    if (o->no_reorder || in->ndev != 1 || !bs->running || bs->path_asked ||
+        (isfinite(res->objective) && !(res->objective > once * (1 + 1e-12))))
+        return 0;
+    double t0 = xe_now();
+    int *order = malloc((size_t)n * sizeof *order);
+    if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory");
+    int a = xe_plan_bound_order(bs, order); /* 1: no drops */
+    int64_t pk = a == 1 ? xe_order_peak(in->g, order) : -1;
+    int rc = a < 0 ? xe_err_set(err, a, "plan: out of memory reading the search bound's path") : XE_OK, took = 0;
+    if (rc == XE_OK && a == 1 && pk >= 0 && pk <= in->dev[0].budget) { /* as the path says; replayed all the same */
+        xe_schedule s;
+        xe_schedule_init(&s);
+        xe_err e2 = {{0}};
+        double c = INFINITY;
+        int recomputes = 0;
+        int drc = xe_dtr_schedule(in, 0, order, 0, INFINITY, &s, &c, &recomputes, &e2);
+        if (drc == XE_ENOMEM) {
+            rc = xe_err_set(err, drc, "plan: %s", e2.msg);
+        } else if (drc == XE_OK && recomputes == 0 && c < res->objective) {
+            double t = xe_now() - t_start;
+            xe_plan_take_dtr(res, &s, c, t, "search-order");
+            res->reordered = res->search_order = 1;
+            if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(in->g);
+            res->peak_order = pk;
+            xe_plan_trace(res, t, c);
+            took = 1;
+        }
+        xe_schedule_clear(&s);
+    }
+    free(order);
+    if (rc) return rc;
+    if (took) {
+        if (o->phase) o->phase(o->ctx, "search-order");
+        xe_plan_row r = {.method = "search-order",
+                         .status = "every node once in the search bound's order (its search ended after the "
+                                   "phases): optimal",
+                         .objective = res->objective,
+                         .bound = once,
+                         .gap = xe_plan_rel_gap(res->objective, once),
+                         .time = xe_now() - t0,
+                         .milp_status = -1};
+        xe_plan_emit(o, res, &r);
+    }
+    return took;
 }

@@ -54,16 +54,19 @@ static xe_instance *inst(uint64_t seed)
 static void test_auto_and_milp_prove_optimum(void **state)
 {
     (void)state;
-    int feasible = 0, infeasible = 0, by_milp = 0, kept = 0;
+    int feasible = 0, infeasible = 0, by_milp = 0, kept = 0, proven = 0, cbc_ran = 0;
     for (uint64_t seed = 1; seed <= 36; seed++) {
         xe_instance *in = inst(seed);
         xe_err err;
         double opt = INFINITY;
         int brc = xe_bf_stage_solve(in, &opt, NULL, &err);
         assert_true(brc == XE_OK || brc == XE_EINFEASIBLE);
-        for (int mode = XE_PLAN_AUTO; mode <= XE_PLAN_MILP; mode += XE_PLAN_MILP - XE_PLAN_AUTO) {
+        /* auto, milp, and milp without a start (pass 2: the MILP from nothing) */
+        for (int pass = 0; pass < 3; pass++) {
+            int mode = pass == 0 ? XE_PLAN_AUTO : XE_PLAN_MILP;
             xe_plan_opts o;
             xe_plan_opts_default(&o);
+            o.no_start = pass == 2;
             o.no_reorder = 1; /* the index order's stage class, as the brute force; docs/reorder.md: test_reorder */
             o.no_chain_dp = 1; /* rows as asserted below; the DP: test_chain_dp_in_plan */
             o.no_bound_search = 1; /* likewise; the search bound: test_search_bound_in_plan */
@@ -103,9 +106,20 @@ static void test_auto_and_milp_prove_optimum(void **state)
                 assert_true(r.time_best <= r.time_total + 1e-9);
                 if (mode == XE_PLAN_MILP) {
                     /* the MILP returns a schedule no worse than its start: solve names it,
-                     * unless it is the start unchanged, which keeps the start's name */
+                     * unless it is the start unchanged, which keeps the start's name; where
+                     * the stage bounds already prove the start within the gap, CBC is not
+                     * run (with a start: not from nothing) */
                     assert_int_equal(r.nrows, 2);
                     assert_string_equal(r.rows[1].method, "milp");
+                    int not_run = !strncmp(r.rows[1].status, "not run", 7);
+                    if (not_run) {
+                        assert_int_equal(o.no_start, 0);
+                        assert_true(r.rows[0].objective - r.rows[1].bound <= o.rel_gap * r.rows[0].objective);
+                        assert_string_equal(r.name, r.rows[0].method);
+                        proven++;
+                    } else {
+                        cbc_ran++;
+                    }
                     if (strcmp(r.name, "milp") != 0) {
                         assert_string_equal(r.name, r.rows[0].method);
                         assert_true(r.objective == r.rows[0].objective);
@@ -125,8 +139,10 @@ static void test_auto_and_milp_prove_optimum(void **state)
     assert_true(infeasible >= 2);
     assert_true(by_milp >= 20);
     /* both occur: the MILP's own schedule, and its start returned unchanged */
-    print_message("milp mode: %d schedules, %d of them the start unchanged\n", by_milp, kept);
+    print_message("milp mode: %d schedules, %d of them the start unchanged; CBC not run on %d (the start proven), "
+                  "run on %d\n", by_milp, kept, proven, cbc_ran);
     assert_true(kept >= 1 && kept < by_milp);
+    assert_true(proven >= 1 && cbc_ran >= 20);
 }
 
 /* A short limit on 7-node (2 devices) and 8-node (1 device) instances: whatever is
@@ -417,7 +433,8 @@ static void on_row(void *ctx, const xe_plan_row *r)
 
 /* Callbacks, milp mode on 5-node instances: phases "lns" never, "milp" once; the
  * heuristic row before the MILP starts; rows as in res->rows; the milp row's objective is
- * the result's when named "milp". Auto on these tiny instances: the LP bound first; it
+ * the result's when named "milp", and CBC is not run ("not run", no model) where the stage
+ * bound already proves the portfolio's schedule within the gap. Auto on these tiny instances: the LP bound first; it
  * proves the portfolio's schedule within the gap (no further phase), or LNS proves its
  * schedule (the portfolio meets the bound or a window proves it: no MILP), or the whole
  * MILP after it proves the optimum; either way milp_status says optimal, and the
@@ -425,7 +442,7 @@ static void on_row(void *ctx, const xe_plan_row *r)
 static void test_rows(void **state)
 {
     (void)state;
-    int autos = 0, lp_rows = 0, lp_proofs = 0;
+    int autos = 0, lp_rows = 0, lp_proofs = 0, milp_skips = 0, milp_runs = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         xe_instance *in = xe_test_random_instance(seed, 5, 1 + (int)(seed % 2), 0);
         assert_non_null(in);
@@ -459,13 +476,23 @@ static void test_rows(void **state)
                 assert_string_equal(s.row[k].method, r.rows[k].method);
                 assert_true(close_rel(s.row[k].time, r.rows[k].time, 0));
             }
+            double stage_gap = hc > 0 ? (hc - fmin(hc, xe_bound_stage(in))) / hc : 0;
             if (mode == XE_PLAN_MILP) {
                 assert_int_equal(s.nphase, 1);
                 assert_string_equal(s.phase[0], "milp");
                 assert_string_equal(s.row[1].method, "milp");
-                assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
-                assert_true(s.row[1].nvars > 0);
-                assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+                assert_int_equal(r.milp_status, XE_MILP_OPTIMAL);
+                if (stage_gap <= o.rel_gap) { /* the start proven by the stage bound: CBC not run */
+                    assert_true(!strncmp(s.row[1].status, "not run", 7));
+                    assert_int_equal(s.row[1].nvars, 0);
+                    assert_true(close_rel(r.objective, hc, 1e-12));
+                    milp_skips++;
+                } else {
+                    assert_int_equal(s.row[1].milp_status, XE_MILP_OPTIMAL);
+                    assert_true(s.row[1].nvars > 0);
+                    assert_true(close_rel(s.row[1].objective, r.objective, 1e-12));
+                    milp_runs++;
+                }
                 /* auto came first: both proven within the gap of the same optimum, and
                  * auto's LP bound at most it */
                 assert_true(lp_bound <= r.objective * (1 + 1e-9));
@@ -476,7 +503,6 @@ static void test_rows(void **state)
                  * schedule already: it proves the start within the gap (no LNS, no
                  * MILP), or LNS follows */
                 int lp = !strcmp(s.phase[0], "lp-bound"); /* k: LNS's row */
-                double stage_gap = hc > 0 ? (hc - fmin(hc, xe_bound_stage(in))) / hc : 0;
                 assert_int_equal(lp, stage_gap > o.rel_gap);
                 if (lp) {
                     lp_rows++;
@@ -519,8 +545,11 @@ static void test_rows(void **state)
     }
     print_message("auto on %d tiny instances: the LP bound ran on %d, proved the portfolio's schedule on %d\n", autos,
                   lp_rows, lp_proofs);
+    print_message("milp mode: CBC run on %d, not run on %d (the start proven by the stage bound)\n", milp_runs,
+                  milp_skips);
     assert_true(autos >= 1);
     assert_true(lp_rows >= 1);
+    assert_true(milp_runs >= 1 && milp_skips >= 1);
 }
 
 /* The knapsack rows in milp mode: the default (-1) leaves them out, as 0 does; 1 adds

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -176,14 +177,35 @@ static void print_result(const char *name, double objective, double bound, doubl
 }
 
 /* Ctrl-C during the plan: set by the handler, read by xe_plan through
- * xe_plan_opts.interrupt. The one piece of process-wide state, as a signal handler can
- * reach nothing else; only `xengine solve` installs the handler, around xe_plan. */
+ * xe_plan_opts.interrupt, with the time of that first signal (written by the handler
+ * only, before the flag). The process-wide state a signal handler needs, as it can reach
+ * nothing else; only `xengine solve` installs the handler, around xe_plan. */
 static volatile sig_atomic_t interrupted;
+static struct timespec first_signal;
+
+/* A second SIGINT or SIGTERM this soon after the first is the same interrupt delivered
+ * twice: coreutils' `timeout` without --foreground signals the process, then its process
+ * group, microseconds apart (until 2026-12-05 the second ended the process and
+ * `timeout -s INT 2 xengine solve ...` lost the schedule on some runs). Seconds. */
+#define SOLVE_SAME_SIGNAL_S 0.1
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!interrupted) {
+        first_signal = now;
+        interrupted = 1;
+        return;
+    }
+    double dt = (double)(now.tv_sec - first_signal.tv_sec) + 1e-9 * (double)(now.tv_nsec - first_signal.tv_nsec);
+    if (dt < SOLVE_SAME_SIGNAL_S) return;
+    /* a second one: the process ends at once, by the signal, as without a handler */
+    static const char msg[] = "xengine: second interrupt: exiting without writing a schedule\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked in the handler: delivered, with its default action, on return */
 }
 
 /* A JSON number, or null where it is not finite (no bound known). */
@@ -711,12 +733,15 @@ int xe_cli_solve(int argc, char **argv)
     po.row = on_row;
     po.ctx = &sc;
     /* Ctrl-C (or SIGTERM): the plan ends as at its time limit and the best schedule so
-     * far is checked and written as usual; a second one ends the process (SA_RESETHAND) */
+     * far is checked and written as usual; a second one, SOLVE_SAME_SIGNAL_S or more
+     * later, ends the process (on_sigint). Each blocks the other while it is handled. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     interrupted = 0;
     /* not where SIGINT is ignored (a background job of a non-interactive shell: the
      * shell's Ctrl-C is not meant for it) */

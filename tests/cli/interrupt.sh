@@ -7,7 +7,9 @@
 #   - stderr says "interrupted; stopped after ... keeping the best schedule found so far";
 #   - the LNS row says "interrupted", and no MILP runs after it;
 #   - the schedule file is written and `xengine simulate` finds it valid;
-# SIGTERM does the same; a SIGKILL leaves no CBC process behind either (it ends with its parent), and a
+# SIGTERM does the same; the same signal twice 20 ms apart is one interrupt (coreutils'
+# timeout sends it twice), a second one 0.4 s later ends the process at once, saying so;
+# a SIGKILL leaves no CBC process behind either (it ends with its parent), and a
 # background job whose SIGINT is ignored (no job control) keeps ignoring it.
 set -u
 xe=${1:?usage: interrupt.sh PATH_TO_XENGINE}
@@ -88,6 +90,48 @@ check "SIGTERM: stderr says interrupted, keeping the best schedule" \
 check "SIGTERM: the schedule was written" grep -q "^wrote $tmp/term.json" "$tmp/outt"
 sleep 0.2
 check "SIGTERM: no solver process left behind" test -z "$(left_behind "$tmp/term.json")"
+
+# the same signal twice, 20 ms apart (coreutils' timeout without --foreground signals the
+# process, then its process group): one interrupt, the schedule written (until
+# 2026-12-05 the second ended the process, so `timeout -s INT 2 xengine solve ...` lost
+# the schedule on some runs)
+"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/twice.json" \
+  >"$tmp/outw" 2>"$tmp/errw" &
+pid=$!
+wait_portfolio "$tmp/outw"
+sleep 1
+kill -TERM "$pid"
+sleep 0.02
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+code=$?
+check "two signals 20 ms apart: one interrupt, exit 0 (got $code)" test "$code" -eq 0
+check "two signals 20 ms apart: the schedule was written" grep -q "^wrote $tmp/twice.json" "$tmp/outw"
+check "two signals 20 ms apart: no second-interrupt line" test "$(grep -c 'second interrupt' "$tmp/errw")" -eq 0
+
+# a second signal 0.4 s after the first, while the solve still explains that it found no
+# schedule (a generated 1,000-node DAG at 50% on one GPU: no schedule after 0.5 s, then
+# the budgets it can vouch for, 0.25 s or more): the process ends at once, saying so,
+# by the signal (exit 143), nothing written
+python3 "$root/tools/layered_dag.py" 1000 --seed 3 >"$tmp/dag.json"
+"$xe" solve "$tmp/dag.json" --devices gpu --budget 50% --time-limit 60 -o "$tmp/second.json" \
+  >"$tmp/outs" 2>"$tmp/errs" &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+sleep 0.4
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+code=$?
+if grep -q "no schedule found yet" "$tmp/errs"; then
+  check "a second signal 0.4 s later: ended by it, exit 143 (got $code)" test "$code" -eq 143
+  check "a second signal 0.4 s later: stderr says so" \
+    grep -q "^xengine: second interrupt: exiting without writing a schedule$" "$tmp/errs"
+  check "a second signal 0.4 s later: nothing written, no temporary file" \
+    test -z "$(ls "$tmp" | grep second)"
+else
+  echo "skip second-signal check: the first signal came after a schedule was found ($(head -c 120 "$tmp/errs"))"
+fi
 
 # SIGKILL (a job runner's timeout): xengine cannot clean up, so its CBC child must end
 # by itself with its parent (PR_SET_PDEATHSIG). Without that it ended only when it next

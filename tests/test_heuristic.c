@@ -507,12 +507,13 @@ static void test_greedy_long_edge_dags(void **state)
  * schedules; one step below it the randomised passes get 0.5 s. Every schedule they
  * return is valid in the simulator at that budget and no cheaper than the checkpoint-all
  * cost; the same seed gives the same schedule after the same number of passes; and on
- * some instances they succeed where the greedy did not (counts printed). Below the
+ * some instances they succeed where the greedy did not (counts printed); with a deadline
+ * already passed they make one run only. Below the
  * largest footprint they fail at once with the footprint proof. */
 static void test_greedy_random_below_floor(void **state)
 {
     (void)state;
-    int below = 0, found = 0;
+    int below = 0, found = 0, multi = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         xe_instance *in = random_dag(seed * 104729, 20 + (int)(seed * 4), 1, 0);
         int64_t peak = xe_instance_norecompute_peak(in->g);
@@ -558,6 +559,14 @@ static void test_greedy_random_below_floor(void **state)
             xe_stages_clear(&again);
             xe_stages_clear(&st);
         }
+        /* a deadline already passed: one run, then none more (xe_heur_greedy_random_within;
+         * a caller's time limit on a machine slower than the work budget assumes) */
+        int tries3 = 0;
+        int rc3 = xe_heur_greedy_random_within(in, seed, 0.5, xe_now(), &st, &tries3, &err);
+        assert_int_equal(tries3, 1);
+        assert_int_equal(rc3, tries == 1 ? rc : XE_EINFEASIBLE);
+        if (rc3 == XE_OK) xe_stages_clear(&st);
+        if (tries > 1) multi++;
         in->dev[0].budget = xe_instance_min_footprint(in->g) - 1;
         double t0 = xe_now();
         assert_int_equal(xe_heur_greedy_random(in, seed, 5.0, &st, &tries, &err), XE_EINFEASIBLE);
@@ -565,9 +574,11 @@ static void test_greedy_random_below_floor(void **state)
         assert_non_null(strstr(err.msg, "needs"));
         xe_instance_free(in);
     }
-    print_message("randomised restarts one step below the greedy's floor: schedules on %d of %d DAGs\n", found, below);
+    print_message("randomised restarts one step below the greedy's floor: schedules on %d of %d DAGs; more than one "
+                  "run on %d (one with a deadline passed)\n", found, below, multi);
     assert_true(below >= 6);
     assert_true(found >= 1);
+    assert_true(multi >= 1);
 }
 
 /* The brute-force suite's tiny random instances (nodes some device cannot run, copy

@@ -63,6 +63,13 @@ int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_secon
  * NULL; each worth xe_heur_pass_work): the diversification's work budget. */
 int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
                              long *passes, xe_err *err);
+/* xe_heur_greedy_random that also starts no run after `deadline` (xe_now() seconds;
+ * INFINITY: none) once one has run: the work budget keeps the answer the same on any
+ * machine and load, the deadline keeps a caller's time limit where the machine is slower
+ * than that (xe_plan: a loaded machine took 1.62 s for 0.75 s of work, and a 3-s solve
+ * 3.74 s, on 2026-12-05). Same returns. */
+int xe_heur_greedy_random_within(const xe_instance *in, uint64_t seed, double max_seconds, double deadline,
+                                 xe_stages *out, int *tries, xe_err *err);
 
 /* The work one greedy pass on in counts in the heuristics' budgets (the randomised
  * restarts', the diversification's): n (n + m) devices, n nodes, m edges (at least 1);
@@ -185,6 +192,9 @@ int xe_heur_best_intr(const xe_instance *in, xe_stages *out, const char **which,
  * proof), XE_EINVAL (max_seconds not finite or < 0), XE_ENOMEM. */
 int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
                      const char **which, double *found_cost, int *replaced, xe_err *err);
+/* xe_heur_restarts whose runs start no later than `deadline` (xe_heur_greedy_random_within). */
+int xe_heur_restarts_within(const xe_instance *in, double max_seconds, double deadline, xe_stages *best,
+                            double *best_cost, const char **which, double *found_cost, int *replaced, xe_err *err);
 
 /* Local improvement of a valid stage schedule (docs/heuristic.md, "Local improvement";
  * src/solvers/improve.c): recomputations and incoming copies of i on d, most expensive

@@ -775,7 +775,7 @@ static int greedy_run(const xe_instance *in, double noise, uint64_t seed, double
         if (noise > 0) {
             if (best < INFINITY || k >= XE_GREEDY_RANDOM_MAX_RUNS ||
                 (k > 0 && (done >= max_seconds * XE_HEUR_PASS_RATE ||
-                           xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds)))
+                           xe_now() - t0 >= XE_GREEDY_RANDOM_CLOCK * max_seconds || xe_now() >= deadline)))
                 break;
         } else if (k >= nv || (k >= XE_GREEDY_ALWAYS && best < INFINITY) || best <= lower * (1 + 1e-12) ||
                    (best < INFINITY && xe_now() + 2 * t_longest > deadline) || (k > 0 && xe_now() > hard)) {
@@ -913,4 +913,15 @@ int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_se
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
     return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, NULL, out, NULL, tries, passes, err);
+}
+
+int xe_heur_greedy_random_within(const xe_instance *in, uint64_t seed, double max_seconds, double deadline,
+                                 xe_stages *out, int *tries, xe_err *err)
+{
+    if (!(max_seconds >= 0) || !isfinite(max_seconds) || isnan(deadline)) {
+        memset(out, 0, sizeof *out);
+        return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g",
+                          max_seconds);
+    }
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, deadline, NULL, out, NULL, tries, NULL, err);
 }

@@ -104,10 +104,16 @@ static int keep_better(const xe_instance *in, xe_stages *best, double *best_cost
 int xe_heur_restarts(const xe_instance *in, double max_seconds, xe_stages *best, double *best_cost,
                      const char **which, double *found_cost, int *replaced, xe_err *err)
 {
+    return xe_heur_restarts_within(in, max_seconds, INFINITY, best, best_cost, which, found_cost, replaced, err);
+}
+
+int xe_heur_restarts_within(const xe_instance *in, double max_seconds, double deadline, xe_stages *best,
+                            double *best_cost, const char **which, double *found_cost, int *replaced, xe_err *err)
+{
     xe_stages cand;
     if (found_cost) *found_cost = INFINITY;
     if (replaced) *replaced = 0;
-    int rc = xe_heur_greedy_random(in, XE_PORTFOLIO_RANDOM_SEED, max_seconds, &cand, NULL, err);
+    int rc = xe_heur_greedy_random_within(in, XE_PORTFOLIO_RANDOM_SEED, max_seconds, deadline, &cand, NULL, err);
     if (rc) return rc;
     int kept = keep_better(in, best, best_cost, which, &cand, "greedy-random", found_cost);
     if (replaced) *replaced = kept;

@@ -78,11 +78,17 @@ def layered(a, rng):
     name = f"layered_n{n}_{a.width_mode}_skip{a.skip}_s{a.seed}"
     return nodes, sorted(links), order, name
 
-p = argparse.ArgumentParser()
-p.add_argument("n", type=int)
-p.add_argument("--width-mode", default="wide", choices=["narrow", "wide"])
-p.add_argument("--skip", type=int, default=1)
-p.add_argument("--seed", type=int, default=1)
+p = argparse.ArgumentParser(description="Write a random layered DAG (networkx node-link JSON, the schema of "
+                            "../shared/graphs/random_layered_n*.json) for test fixtures; the same arguments "
+                            "give the same file.")
+p.add_argument("n", type=int, help="number of nodes (node 0 a source, node 1 a sink, the rest in layers)")
+p.add_argument("--width-mode", default="wide", choices=["narrow", "wide"],
+               help="layer widths: narrow 1-3 nodes, wide about U(w/2, 3w/2) with w = max(4, 1.5 sqrt(n)) "
+                    "(default: wide)")
+p.add_argument("--skip", type=int, default=1,
+               help="K: a node may also read up to 2 nodes of the K - 1 layers before the previous one "
+                    "(default: 1, none)")
+p.add_argument("--seed", type=int, default=1, help="random.Random seed (default: 1)")
 p.add_argument("-o", default="-", help="output file (default: standard output)")
 a = p.parse_args()
 rng = random.Random(a.seed)

@@ -17,8 +17,11 @@ import sys
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return
     if len(sys.argv) != 3 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 2 or int(sys.argv[1]) % 2:
-        sys.exit("usage: training_chain.py N SEED  (N even, >= 2)")
+        sys.exit("usage: training_chain.py N SEED  (N even, >= 2; --help for more)")
     n, rng = int(sys.argv[1]), random.Random(int(sys.argv[2]))
     f = n // 2
     nodes, links = [], []

@@ -451,17 +451,21 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
     }
     if (rc) { /* the baselines' messages mostly start with their own name */
         size_t nl = strlen(name);
-        int named = !strncmp(err.msg, name, nl) && (err.msg[nl] == ':' || err.msg[nl] == ' ');
+        int named = 1; /* "chain dp: ..." names "chain-dp" too */
+        for (size_t k = 0; k < nl && named; k++)
+            named = err.msg[k] == name[k] || (name[k] == '-' && err.msg[k] == ' ');
+        named = named && (err.msg[nl] == ':' || err.msg[nl] == ' ');
         /* a baseline that does not fit gets the budgets the tool can vouch for, as the
          * other methods: exit 3 where the exact search proves that no schedule of any
          * form fits (before 2026-12-02 exit 4 and no budget: `--method chen-sqrt` on
          * random_layered_n100 at 50%, which auto proves infeasible) */
         char range[640] = "";
-        if (rc == XE_EINFEASIBLE) {
+        if (rc == XE_EINFEASIBLE || rc == XE_ETIMEOUT) { /* no schedule: the same budgets (and --json fields) */
             fflush(stdout);
             budget_hint(in, hint_seconds, 0.0, range, sizeof range, js);
         }
-        fprintf(stderr, "xengine: error: %s: %s%s%s%s\n", graph, named ? "" : name, named ? "" : ": ", err.msg, range);
+        fprintf(stderr, "xengine: error: %s: %s%s%s%s%s\n", graph, named ? "" : name, named ? "" : ": ", err.msg,
+                rc == XE_ETIMEOUT ? "; raise --time-limit or the budget" : "", range);
         xe_schedule_clear(&sched);
         if (rc == XE_EINFEASIBLE && js->budget_exact && in->dev[0].budget < js->budget_lower) return XE_EXIT_INFEASIBLE;
         return rc == XE_EINFEASIBLE ? XE_EXIT_TIMEOUT : xe_cli_exit_code(rc);

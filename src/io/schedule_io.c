@@ -337,6 +337,14 @@ static int read_schedule(const char *path, const xe_instance *in, xe_schedule *o
         }
         rc = read_event(path, (int)i, json_array_get(evs, i), in, &idx, out, err);
     }
+    /* an event naming nodes the graph does not have: say so where the file names another
+     * graph (a schedule passed with the wrong graph said only "node 7 is '20', not '8'") */
+    const json_t *gname = json_object_get(root, "graph");
+    if (rc == XE_EINVAL && json_is_string(gname) && strcmp(json_string_value(gname), in->g->name) != 0) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (the schedule is for graph '%.100s', this is '%.100s')",
+                 json_string_value(gname), in->g->name);
+    }
     if (rc) out->len = len0;
     xe_name_index_free(&idx);
     free(names);

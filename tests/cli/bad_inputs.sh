@@ -118,6 +118,8 @@ if [ $rc -eq 0 ] && grep -q "written for graph 'other'; it was checked against '
 else
   fails=$((fails + 1)); echo "FAIL sim-notes-claims: exit $rc: $(cat "$tmp/sim.out")"
 fi
+# a schedule passed with another graph: the event error names both graphs
+expect sim-other-graph 2 "event 0: .*(the schedule is for graph 'tiny', this is '.*')$" -- simulate tests/data/layered_n120.json "$tmp/good.json" --devices gpu
 # the same schedule under a smaller budget must be rejected by the simulator
 expect sim-overflow 2 "memory on gpu would be" -- simulate tests/data/tiny_graph.json "$tmp/good.json" --devices gpu --budget 2500
 # budgets the schedule file states must be byte counts (not silently ignored)

@@ -223,7 +223,7 @@ expect sweep-range-max-batch 1 "\-\-from/--to/--step set the budget sweep's poin
 # --method chain-dp keeps to --time-limit (a 1,000-node chain at 70% ran past 180 s with
 # a limit of 20 before 2026-12-05): exit 4, one line, nothing written
 python3 tools/training_chain.py 1000 1 >"$tmp/chain1000.json"
-expect chain-dp-time-limit 4 "chain1000.json: chain-dp: chain dp: time limit reached" -- solve "$tmp/chain1000.json" --devices gpu --budget 70% --method chain-dp --time-limit 1 -o "$tmp/out.json"
+expect chain-dp-time-limit 4 "chain1000.json: chain dp: time limit reached; raise --time-limit or the budget; every schedule needs at least" -- solve "$tmp/chain1000.json" --devices gpu --budget 70% --method chain-dp --time-limit 1 -o "$tmp/out.json"
 rm -f "$tmp/chain1000.json"
 
 # a costs file of gpu and cpu read for the GPU alone: the GPU's entries are used (conv1

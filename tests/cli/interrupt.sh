@@ -74,20 +74,31 @@ check "the schedule was written" grep -q "^wrote $tmp/s.json" "$tmp/out"
 "$xe" simulate "$model" "$tmp/s.json" --batch 32 --devices gpu+cpu --budget 50% >"$tmp/sim" 2>&1
 check "simulate finds it valid" test $? -eq 0
 
+# term_in_lns NAME [GAP]: the main job's instance writing $tmp/NAME.json (table in
+# $tmp/NAME.out, stderr in $tmp/NAME.err), sent SIGTERM one second into LNS, and a second
+# SIGTERM GAP seconds later when GAP is given; sets code to its exit status
+term_in_lns() {
+  "$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/$1.json" \
+    >"$tmp/$1.out" 2>"$tmp/$1.err" &
+  local p=$!
+  wait_portfolio "$tmp/$1.out"
+  sleep 1
+  kill -TERM "$p"
+  if [ $# -ge 2 ]; then
+    sleep "$2"
+    kill -TERM "$p" 2>/dev/null
+  fi
+  wait "$p"
+  code=$?
+}
+
 # SIGTERM (kill, a job runner's timeout, a batch system's notice) as Ctrl-C: the best
 # schedule written, exit 0 (before 2026-12-05 it ended the process, the work lost)
-"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/term.json" \
-  >"$tmp/outt" 2>"$tmp/errt" &
-pid=$!
-wait_portfolio "$tmp/outt"
-sleep 1
-kill -TERM "$pid"
-wait "$pid"
-code=$?
+term_in_lns term
 check "SIGTERM: exit 0 (got $code)" test "$code" -eq 0
 check "SIGTERM: stderr says interrupted, keeping the best schedule" \
-  grep -q "interrupted; stopped after .* s: keeping the best schedule found so far$" "$tmp/errt"
-check "SIGTERM: the schedule was written" grep -q "^wrote $tmp/term.json" "$tmp/outt"
+  grep -q "interrupted; stopped after .* s: keeping the best schedule found so far$" "$tmp/term.err"
+check "SIGTERM: the schedule was written" grep -q "^wrote $tmp/term.json" "$tmp/term.out"
 sleep 0.2
 check "SIGTERM: no solver process left behind" test -z "$(left_behind "$tmp/term.json")"
 
@@ -95,19 +106,10 @@ check "SIGTERM: no solver process left behind" test -z "$(left_behind "$tmp/term
 # process, then its process group): one interrupt, the schedule written (until
 # 2026-12-05 the second ended the process, so `timeout -s INT 2 xengine solve ...` lost
 # the schedule on some runs)
-"$xe" solve "$model" --batch 32 --devices gpu+cpu --budget 50% --time-limit 300 -o "$tmp/twice.json" \
-  >"$tmp/outw" 2>"$tmp/errw" &
-pid=$!
-wait_portfolio "$tmp/outw"
-sleep 1
-kill -TERM "$pid"
-sleep 0.02
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"
-code=$?
+term_in_lns twice 0.02
 check "two signals 20 ms apart: one interrupt, exit 0 (got $code)" test "$code" -eq 0
-check "two signals 20 ms apart: the schedule was written" grep -q "^wrote $tmp/twice.json" "$tmp/outw"
-check "two signals 20 ms apart: no second-interrupt line" test "$(grep -c 'second interrupt' "$tmp/errw")" -eq 0
+check "two signals 20 ms apart: the schedule was written" grep -q "^wrote $tmp/twice.json" "$tmp/twice.out"
+check "two signals 20 ms apart: no second-interrupt line" test "$(grep -c 'second interrupt' "$tmp/twice.err")" -eq 0
 
 # a second signal 0.4 s after the first, while the solve still explains that it found no
 # schedule (a generated 1,000-node DAG at 50% on one GPU: no schedule after 0.5 s, then

@@ -11,7 +11,9 @@
  *   - the keep-everything schedule with every backward node computed twice, and
  *   - the greedy planner's schedule at a tight budget
  * must be equal bit for bit on one device, and a two-device schedule (1 and 2 OpenMP
- * threads, with copies) must agree within 1e-5 relative. A central finite difference of
+ * threads, with copies) must agree within 1e-5 relative, and bit for bit with
+ * keep-everything computing each node on the device of its first compute there
+ * (xe_exec_keep_all_placed) where it computes no node on two devices. A central finite difference of
  * the loss checks the largest gradient entry of every parameter, and the loss of an MLP
  * with a zeroed last layer is checked by hand, so "equal to itself" is not the only
  * check. */
@@ -431,6 +433,46 @@ static void check_net(xe_net *(*make)(void))
     assert_true(r4.dev[0].copies_in + r4.dev[1].copies_in > 0);
     assert_true(fabs(r4.loss - r1.loss) <= 1e-5 * r1.loss);
     assert_grads_close(f.net, &d1, &d4);
+    /* keep-everything with each node on the device of its first compute in the plan
+     * (xe_exec_keep_all_placed, `xengine run --check-grads`'s reference): the same
+     * kernels and thread counts, so bit for bit where the plan computes no node on two
+     * devices, else within 1e-5 */
+    int n2 = f2.inst->g->n, split = 0;
+    int *dev_of = malloc((size_t)n2 * sizeof *dev_of);
+    assert_non_null(dev_of);
+    for (int v = 0; v < n2; v++) dev_of[v] = -1;
+    for (int i = 0; i < plan.len; i++) {
+        if (plan.ev[i].kind != XE_EV_COMPUTE) continue;
+        int v = plan.ev[i].node;
+        if (dev_of[v] < 0) dev_of[v] = plan.ev[i].dev;
+        else split += dev_of[v] != plan.ev[i].dev;
+    }
+    xe_schedule placed;
+    xe_schedule_init(&placed);
+    assert_int_equal(xe_exec_keep_all_placed(f2.inst->g, dev_of, 2, &placed, &err), XE_OK);
+    int pcopies = 0, pcomputes = 0;
+    for (int i = 0; i < placed.len; i++) {
+        pcopies += placed.ev[i].kind == XE_EV_COPY;
+        pcomputes += placed.ev[i].kind == XE_EV_COMPUTE;
+    }
+    assert_int_equal(pcomputes, n2); /* every node once */
+    int64_t saved[2] = {f2.inst->dev[0].budget, f2.inst->dev[1].budget};
+    int64_t all = 0; /* room for every tensor on each device (run's reference has unbounded pools) */
+    for (int v = 0; v < n2; v++) all += f2.inst->g->nodes[v].mem;
+    f2.inst->dev[0].budget = f2.inst->dev[1].budget = all;
+    xe_exec_data d5;
+    xe_exec_result r5;
+    run_ok(&f2, &placed, threads, &d5, &r5);
+    f2.inst->dev[0].budget = saved[0];
+    f2.inst->dev[1].budget = saved[1];
+    assert_true(r5.dev[0].computes > 0 && r5.dev[1].computes > 0 && pcopies > 0);
+    if (split == 0) assert_grads_bitwise(f.net, &d5, &d4);
+    else assert_grads_close(f.net, &d5, &d4);
+    print_message("%s: two-device plan against keep-everything on its devices: %s (%d computes on a second "
+                  "device)\n", f.net->name, split ? "within 1e-5" : "bit for bit", split);
+    xe_exec_data_clear(&d5);
+    xe_schedule_clear(&placed);
+    free(dev_of);
     xe_exec_data_clear(&d4);
     xe_schedule_clear(&plan);
     teardown_net(&f2);

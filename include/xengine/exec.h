@@ -160,6 +160,17 @@ int xe_exec_run(const xe_net *net, const xe_train_map *map, const xe_instance *i
  * to out. XE_ENOMEM. */
 int xe_exec_keep_all_schedule(const xe_graph *g, int d, xe_schedule *out, xe_err *err);
 
+/* The keep-everything schedule with node v computed on device dev_of[v] (dev_of[n],
+ * caller-owned, each in 0..ndev-1): every node once in index order, each input not yet
+ * on v's device copied there from its own device first (once per device), every copy
+ * and the original freed after the input's last user, outputs without users right
+ * away. Budgets are not considered (the caller runs it with unbounded pools). With a
+ * schedule's first-compute devices it computes every node with the same kernels and
+ * thread counts as that schedule, so where the schedule computes each node on one
+ * device only, its gradients are the schedule's bit for bit (`xengine run
+ * --check-grads`). Appended to out. XE_EINVAL (a device out of range), XE_ENOMEM. */
+int xe_exec_keep_all_placed(const xe_graph *g, const int *dev_of, int ndev, xe_schedule *out, xe_err *err);
+
 /* A maximally rematerializing schedule on device d: forward nodes are freed right after
  * their last forward user, and every forward node a backward (or loss) node reads is
  * recomputed, with the chain of forward inputs it needs, just before that node and freed

@@ -32,9 +32,11 @@ static void help(FILE *f)
             "  --warmup N       untimed runs of the schedule before the measured ones (default 1)\n"
             "  --repeat N       measured runs; each event counts with its median (default 3)\n"
             "  --seed S         parameters, data and dropout masks (default 1)\n"
-            "  --check-grads    also run the keep-everything schedule on the first device,\n"
-            "                   unbounded, and compare every parameter gradient: bit for bit\n"
-            "                   when the schedule uses one device, else within 1e-5 relative\n"
+            "  --check-grads    also run the keep-everything schedule, unbounded, each node\n"
+            "                   on the device of its first compute in the schedule, and\n"
+            "                   compare every parameter gradient: bit for bit, or within\n"
+            "                   1e-5 relative where the schedule computes some node on two\n"
+            "                   devices (their thread counts round differently)\n"
             "\n"
             "example:\n"
             "  xengine profile tests/data/onnx/resnet18.onnx --batch 2 \\\n"
@@ -243,32 +245,58 @@ int xe_cli_run(int argc, char **argv)
         printf("note: predicted from the roofline cost model (no --costs); 'xengine profile' measures this "
                "machine's costs\n");
     if (check) {
-        /* reference: keep everything on device 0, no budget */
-        int used[XE_MAX_DEV] = {0}, ndev_used = 0;
-        for (int i = 0; i < s.len; i++) used[s.ev[i].dev] = 1;
+        /* reference: keep everything, no budget, each node computed on the device of its
+         * first compute in the schedule (the same kernels and thread counts), so where the
+         * schedule computes each node on one device only the gradients must agree bit for
+         * bit; where it computes some node on two devices of different thread counts,
+         * their roundings differ (docs/executor.md), and 1e-5 relative is asked. Until
+         * 2026-12-05 the reference ran everything on one device, and two-device schedules
+         * of ResNet-50 and GoogLeNet at batch 2 failed at 1.3-3.2e-5 with threads 2,1
+         * although every value was right. */
+        int n = m.inst->g->n, ndev_used = 0, split = 0, used[XE_MAX_DEV] = {0};
+        int *dev_of = malloc((size_t)(n ? n : 1) * sizeof *dev_of);
+        if (!dev_of) {
+            rc = xe_err_set(&err, XE_ENOMEM, "out of memory for the gradient check");
+            goto fail;
+        }
+        for (int v = 0; v < n; v++) dev_of[v] = -1;
+        for (int i = 0; i < s.len; i++) {
+            const xe_event *e = &s.ev[i];
+            used[e->dev] = 1;
+            if (e->kind != XE_EV_COMPUTE) continue;
+            if (dev_of[e->node] < 0) dev_of[e->node] = e->dev;
+            else if (dev_of[e->node] != e->dev) split++; /* also counts a node's later computes */
+        }
         for (int d = 0; d < m.inst->ndev; d++) ndev_used += used[d];
         int64_t saved[XE_MAX_DEV];
-        int ref_dev = 0;
-        while (ref_dev < m.inst->ndev - 1 && !used[ref_dev]) ref_dev++;
         for (int d = 0; d < m.inst->ndev; d++) {
             saved[d] = m.inst->dev[d].budget;
             m.inst->dev[d].budget = 0; /* unbounded pools for the reference */
         }
         xe_exec_result rr;
-        if (!(rc = xe_exec_keep_all_schedule(m.inst->g, ref_dev, &ref, &err)) &&
+        /* every node is computed (the executor checked the schedule) */
+        if (!(rc = xe_exec_keep_all_placed(m.inst->g, dev_of, m.inst->ndev, &ref, &err)) &&
             !(rc = xe_exec_data_init(m.net, seed, &refdata, &err))) {
             o.warmup = 0;
             o.repeat = 1;
             rc = xe_exec_run(m.net, &m.map, m.inst, &ref, &refdata, &o, &rr, &err);
         }
         for (int d = 0; d < m.inst->ndev; d++) m.inst->dev[d].budget = saved[d];
+        free(dev_of);
         if (rc) goto fail;
         int bitwise;
         double diff = grad_diff(m.net, &refdata, &data, &bitwise);
-        int pass = ndev_used <= 1 ? bitwise : diff <= 1e-5;
-        printf("gradient check against keep-everything on %s: loss %.6f vs %.6f, largest relative difference "
-               "%.3g, %s: %s\n",
-               m.inst->dev[ref_dev].name, res.loss, rr.loss, diff, bitwise ? "bit for bit equal" : "not bitwise equal",
+        int pass = split == 0 ? bitwise : diff <= 1e-5;
+        char where[96];
+        if (ndev_used <= 1) snprintf(where, sizeof where, "on %s", m.inst->dev[s.len ? s.ev[0].dev : 0].name);
+        else snprintf(where, sizeof where, "with each node on its schedule device");
+        char split_note[96] = "";
+        if (split && !bitwise)
+            snprintf(split_note, sizeof split_note, " (%d compute%s on a second device: within 1e-5 asked)", split,
+                     split == 1 ? "" : "s");
+        printf("gradient check against keep-everything %s: loss %.6f vs %.6f, largest relative difference "
+               "%.3g, %s%s: %s\n",
+               where, res.loss, rr.loss, diff, bitwise ? "bit for bit equal" : "not bitwise equal", split_note,
                pass ? "PASS" : "FAIL");
         if (!pass) code = XE_EXIT_INTERNAL;
     }

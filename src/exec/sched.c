@@ -1,6 +1,6 @@
-/* xengine executor — two reference schedules on one device: keep everything (no
- * recomputation) and recompute every forward tensor before each backward use. The
- * executor's tests compare the gradients of the two. */
+/* xengine executor — reference schedules: keep everything (no recomputation) on one
+ * device or on given devices, and recompute every forward tensor before each backward
+ * use. The executor's tests and `xengine run --check-grads` compare gradients with them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +22,45 @@ int xe_exec_keep_all_schedule(const xe_graph *g, int d, xe_schedule *out, xe_err
         if (rc) return rc;
     }
     return XE_OK;
+}
+
+int xe_exec_keep_all_placed(const xe_graph *g, const int *dev_of, int ndev, xe_schedule *out, xe_err *err)
+{
+    int n = g->n, rc = XE_OK;
+    if (ndev < 1 || ndev > XE_MAX_DEV) return xe_err_set(err, XE_EINVAL, "keep-all schedule: %d devices", ndev);
+    for (int v = 0; v < n; v++)
+        if (dev_of[v] < 0 || dev_of[v] >= ndev)
+            return xe_err_set(err, XE_EINVAL, "keep-all schedule: node %d on device %d of %d", v, dev_of[v], ndev);
+    uint8_t *on = calloc((size_t)(n ? n : 1) * (size_t)ndev, 1); /* on[v * ndev + d]: v resident on d */
+    if (!on) return xe_err_set(err, XE_ENOMEM, "out of memory building a schedule");
+    for (int v = 0; v < n && !rc; v++) {
+        int d = dev_of[v];
+        for (int p = g->pred_off[v]; !rc && p < g->pred_off[v + 1]; p++) { /* inputs from their devices */
+            int u = g->pred[p];
+            if (on[(size_t)u * ndev + d]) continue;
+            if (xe_schedule_push(out, XE_EV_COPY, u, dev_of[u], d))
+                rc = xe_err_set(err, XE_ENOMEM, "out of memory building a schedule");
+            on[(size_t)u * ndev + d] = 1;
+        }
+        if (!rc) rc = push(out, XE_EV_COMPUTE, v, d, err);
+        on[(size_t)v * ndev + d] = 1;
+        /* each input after its last user, on every device that holds it */
+        for (int p = g->pred_off[v]; !rc && p < g->pred_off[v + 1]; p++) {
+            int u = g->pred[p];
+            if (xe_graph_last_use(g, u) != v) continue;
+            for (int e = 0; e < ndev && !rc; e++)
+                if (on[(size_t)u * ndev + e]) {
+                    rc = push(out, XE_EV_FREE, u, e, err);
+                    on[(size_t)u * ndev + e] = 0;
+                }
+        }
+        if (!rc && xe_graph_nsucc(g, v) == 0) {
+            rc = push(out, XE_EV_FREE, v, d, err);
+            on[(size_t)v * ndev + d] = 0;
+        }
+    }
+    free(on);
+    return rc;
 }
 
 /* Last user of v with index <= limit, or -1. */

@@ -51,6 +51,14 @@ check "simulate accepts the plan" test $? -eq 0
 check "run exits 0" test $? -eq 0
 check "run prints no warning" test ! -s "$tmp/run.err"
 check "gradient check passes" grep -q 'gradient check .*PASS' "$tmp/run.out"
+# against keep-everything with each node on its plan device: bit for bit where no node is
+# computed on both devices (the same kernels and thread counts; docs/executor.md)
+if grep -q 'computes on a second device' "$tmp/run.out"; then
+  check "gradient check: within 1e-5 where a node ran on both devices" grep -q 'within 1e-5 asked): PASS$' "$tmp/run.out"
+else
+  check "gradient check: bit for bit on the plan's devices" \
+    grep -q '^gradient check against keep-everything with each node on its schedule device: .*bit for bit equal: PASS$' "$tmp/run.out"
+fi
 # measured peak (column 4) equals predicted peak (column 5) on both devices
 check "measured peak = simulated peak" test "$(awk '$1 ~ /^cpu[12]$/ && $4" "$5 == $6" "$7 {n++} END {print n+0}' "$tmp/run.out")" -eq 2
 # the run's prediction is the plan's own serial total (same costs file)

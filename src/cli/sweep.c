@@ -632,9 +632,9 @@ static int sweep_max_batch(opts *o)
             fprintf(t.f, "method,max_batch,cost_s,gpu_peak_bytes,status\n");
             for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
                 const xe_sweep_cell *c = &cells[m];
-                if (c->status == XE_SWEEP_FOUND && mb[m] > 0)
-                    fprintf(t.f, "%s,%lld,%.9g,%lld,ok\n", xe_sweep_method_name(m), (long long)mb[m], c->cost,
-                            (long long)c->peak);
+                if (c->status == XE_SWEEP_FOUND && mb[m] > 0) /* at the limit: larger batches not tried */
+                    fprintf(t.f, "%s,%lld,%.9g,%lld,%s\n", xe_sweep_method_name(m), (long long)mb[m], c->cost,
+                            (long long)c->peak, mb[m] == o->batch_limit ? "limit reached" : "ok");
                 else
                     fprintf(t.f, "%s,0,,,%s\n", xe_sweep_method_name(m), c->status == XE_SWEEP_NA ? "n/a" : "infeasible");
             }
@@ -645,15 +645,24 @@ static int sweep_max_batch(opts *o)
     }
     if (o->json) {
         o->json_done = 1;
+        /* upper_bound_batch: null where nothing up to the limit is ruled out (the limit was
+         * printed there before 2026-12-05, which read as a proven largest batch); a method
+         * that fits the limit itself: status "limit reached" (larger batches not tried) */
+        char ubs[32];
+        if (ub > 0 && ub < o->batch_limit) snprintf(ubs, sizeof ubs, "%lld", (long long)ub);
+        else snprintf(ubs, sizeof ubs, "null");
         printf("{\"command\": \"sweep\", \"mode\": \"max-batch\", \"exit_code\": %d, \"status\": \"%s\", "
-               "\"batch_limit\": %lld, \"upper_bound_batch\": %lld, \"methods\": [",
-               code, xe_cli_exit_status(code), o->batch_limit, (long long)ub);
+               "\"batch_limit\": %lld, \"upper_bound_batch\": %s, \"methods\": [",
+               code, xe_cli_exit_status(code), o->batch_limit, ubs);
         for (int m = 0; m < XE_SWEEP_NMETHODS && !code; m++)
             printf("%s{\"method\": \"%s\", \"status\": \"%s\", \"max_batch\": %lld, \"cost_s\": %s, "
                    "\"gpu_peak_bytes\": %lld}",
                    m ? ", " : "", xe_sweep_method_name(m),
-                   cells[m].status == XE_SWEEP_NA ? "n/a" : mb[m] ? "ok" : "infeasible", (long long)mb[m],
-                   mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
+                   cells[m].status == XE_SWEEP_NA   ? "n/a"
+                   : mb[m] == o->batch_limit        ? "limit reached"
+                   : mb[m]                          ? "ok"
+                                                    : "infeasible",
+                   (long long)mb[m], mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
         printf("]}\n");
     }
     return code;

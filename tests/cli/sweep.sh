@@ -131,6 +131,16 @@ check "max-batch: cpu-only <= planner" "$([ "$co" -le "$pl" ] && echo yes)" yes
 check "max-batch: cpu-only fits at least batch 32" "$([ "$co" -ge 32 ] && echo yes)" yes
 ubl=$(sed -n 's/^upper bound: no schedule exists above batch \([0-9]*\) .*/\1/p' "$tmp/out")
 check "max-batch: upper bound line" "$([ -n "$ubl" ] && [ "$pl" -le "$ubl" ] && echo yes)" yes
+# a method that fits --batch-limit itself: "limit reached" in the CSV and JSON (the table's
+# '+'), and no upper bound where nothing up to the limit is ruled out (the CPU keeps the
+# peak at batch 32, so cpu-only fits the limit 16)
+"$xe" sweep "$v" --batch 8 --max-batch --budget 50% --time-limit 0.3 --batch-limit 16 --csv "$tmp/lim.csv" \
+  --json >"$tmp/lim.json" 2>"$tmp/err"
+check "max-batch at the limit: exit code" "$?" 0
+check "max-batch at the limit: csv row" "$(grep '^cpu-only,' "$tmp/lim.csv" | sed 's/,.*,/,/')" "cpu-only,limit reached"
+check "max-batch at the limit: json status" \
+  "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([m["status"] for m in d["methods"] if m["method"]=="cpu-only"][0], d["upper_bound_batch"])' "$tmp/lim.json")" \
+  "limit reached None"
 "$xe" sweep "$v" --batch 8 --max-batch --time-limit 0 --batch-limit 64 >"$tmp/out" 2>"$tmp/err"
 check "max-batch 100%: checkpoint-all fits exactly the file's batch 8" "$(mb "$tmp/out" checkpoint-all)" 8
 

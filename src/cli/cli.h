@@ -98,6 +98,10 @@ int xe_cli_decimal(const char *v, double *x);
  * 0 when it has none. */
 int64_t xe_cli_net_batch(const xe_net *net);
 
+/* Bytes the executor and the profiler hold outside any pool for a network: each
+ * parameter twice (value and gradient), the data input and the labels once. */
+double xe_cli_net_data_bytes(const xe_net *net);
+
 /* simulate/plot/run of an ONNX model (o->graph) with a schedule file: *stated = the batch
  * the file states (xe_io_schedule_model; 0: none). Without --batch, a stated batch becomes
  * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0; -1

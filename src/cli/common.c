@@ -201,6 +201,17 @@ int64_t xe_cli_net_batch(const xe_net *net)
     return 0;
 }
 
+double xe_cli_net_data_bytes(const xe_net *net)
+{
+    double data = 0;
+    for (int t = 0; t < net->nt; t++) {
+        double b = (double)xe_tensor_bytes(&net->t[t]);
+        if (net->t[t].role == XE_T_PARAM) data += 2 * b;
+        else if (net->t[t].role == XE_T_INPUT || net->t[t].role == XE_T_LABEL) data += b;
+    }
+    return data;
+}
+
 int xe_cli_batch_from_schedule(xe_cli_inst_opts *o, const char *schedule, char *buf, size_t cap, int64_t *stated)
 {
     *stated = 0;

@@ -95,12 +95,7 @@ static int check_events(xe_instance *in, const xe_schedule *s, xe_sim_result *r,
  * it, or ran on while memory lasted). */
 static int memory_guard(const xe_net *net, const xe_instance *in, const xe_sim_result *r, int check, xe_err *err)
 {
-    double data = 0, peaks = 0;
-    for (int t = 0; t < net->nt; t++) {
-        double b = (double)xe_tensor_bytes(&net->t[t]);
-        if (net->t[t].role == XE_T_PARAM) data += 2 * b;
-        else if (net->t[t].role == XE_T_INPUT || net->t[t].role == XE_T_LABEL) data += b;
-    }
+    double data = xe_cli_net_data_bytes(net), peaks = 0;
     for (int d = 0; d < in->ndev; d++) /* a pool refuses to hold more than its budget */
         peaks += (double)(r->dev[d].peak < in->dev[d].budget ? r->dev[d].peak : in->dev[d].budget);
     double need = (check ? 2 : 1) * data + peaks + (check ? (double)xe_instance_norecompute_peak(in->g) : 0);

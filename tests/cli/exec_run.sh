@@ -166,6 +166,15 @@ for m in torch_view13 torch_view11 torch_sigmoid; do
   check "$m: run with recomputations, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
 done
 
+# a batch whose step cannot be held in this machine's memory: refused before anything
+# is allocated (it allocated until something failed before 2026-12-05), one line, exit 5
+"$xe" profile "$root/tests/data/onnx/resnet18.onnx" --batch 100000 -o "$tmp/huge.json" >"$tmp/huge.out" 2>"$tmp/huge.err"
+code=$?
+check "profile beyond the memory: exit 5 (got $code)" test "$code" -eq 5
+check "profile beyond the memory: one line saying so" \
+  test "$(grep -c "resnet18.onnx: profiling it needs about .* more than 90% of this machine's memory" "$tmp/huge.err")" -eq 1
+check "profile beyond the memory: no costs file" test ! -e "$tmp/huge.json"
+
 if [ "$fails" -ne 0 ]; then
   echo "--- run output"; cat "$tmp/run.out" "$tmp/run.err" "$tmp/small.err"
   exit 1

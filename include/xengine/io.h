@@ -112,11 +112,14 @@ int xe_io_write_schedule(const char *path, const xe_instance *in, const xe_sched
 /* What a schedule file states beside its events, for `simulate` and `run` to compare
  * with or use: the budgets of the instance's devices (budget[d] bytes, -1 where the file
  * states none), the graph's name ("graph"; "" when absent, cut at 127 bytes) and the
- * step time of its summary ("summary" key "total_time_s", seconds; NAN when absent). */
+ * step time of its summary ("summary" key "total_time_s", seconds; NAN when absent), and
+ * the peak its summary states per device of the instance ("summary" "devices" entries'
+ * "peak_bytes", by name; -1 where none): sizes depend on the batch, costs do not enter. */
 typedef struct xe_schedule_claims {
     int64_t budget[XE_MAX_DEV];
     char graph[128];
     double total_time;
+    int64_t peak[XE_MAX_DEV];
 } xe_schedule_claims;
 
 /* What a schedule file states about the ONNX model it was planned for, from one parse

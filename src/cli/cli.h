@@ -129,6 +129,14 @@ void xe_cli_invalid_schedule(const char *path, const xe_instance *in, const xe_s
 void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
                          const xe_sim_result *r, int taken, int64_t stated);
 
+/* "note: the file's summary states a peak of X on D; the replay here gives Y ..." for the
+ * first device where the summary's stated peak (c->peak) differs from r's: tensor sizes
+ * differ, so the schedule was planned for another batch (or graph); with an ONNX model
+ * and no batch stated (stated <= 0), the note says to give it with --batch. Nothing
+ * where they agree or nothing is stated. */
+void xe_cli_peak_note(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
+                      const xe_sim_result *r, int64_t stated);
+
 /* run/profile: refuses (exit code 1, one line) a readable MODEL that is not ONNX. */
 int xe_cli_check_model(const char *path, const char *command);
 

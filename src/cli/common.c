@@ -277,6 +277,25 @@ void xe_cli_claims_notes(const xe_cli_inst_opts *o, const xe_instance *in, const
     if (r && isfinite(c->total_time) && fabs(c->total_time - r->total_time) > 1e-6 * fmax(1e-9, r->total_time))
         printf("note: the file's summary states a step of %.9g s; the simulator measures %.9g s\n", c->total_time,
                r->total_time);
+    if (r) xe_cli_peak_note(o, in, c, r, stated);
+}
+
+void xe_cli_peak_note(const xe_cli_inst_opts *o, const xe_instance *in, const xe_schedule_claims *c,
+                      const xe_sim_result *r, int64_t stated)
+{
+    for (int d = 0; d < in->ndev && d < r->ndev; d++) {
+        if (c->peak[d] < 0 || c->peak[d] == r->dev[d].peak) continue;
+        char b1[32], b2[32];
+        int onnx = xe_cli_is_onnx(o->graph);
+        printf("note: the file's summary states a peak of %s on %s; the replay here gives %s: it was planned for "
+               "other tensor sizes%s\n",
+               xe_io_bytes(c->peak[d], b1, sizeof b1), in->dev[d].name, xe_io_bytes(r->dev[d].peak, b2, sizeof b2),
+               onnx && stated <= 0 ? " (it states no batch, as a schedule planned from an exported graph file: give "
+                                     "the batch it was planned for with --batch)"
+               : onnx              ? " (another batch?)"
+                                   : "");
+        return;
+    }
 }
 
 /* ONNX model -> net -> training or inference graph. */

@@ -195,6 +195,9 @@ int xe_cli_run(int argc, char **argv)
         fprintf(stderr, "xengine: error: %s: invalid schedule: %s\n", path, err.msg);
         goto fail_printed;
     }
+    /* planned for other tensor sizes (a schedule from an exported graph file states no
+     * batch: before 2026-12-05 it ran at the model's own batch without a word) */
+    xe_cli_peak_note(&io, m.inst, &claims, &sr, stated);
     for (int d = 0; d < m.inst->ndev; d++) {
         if (claims.budget[d] <= 0) continue;
         if (d == 0 && io.budget) { /* --budget wins over the file's */

@@ -300,6 +300,15 @@ static void fill_claims(const json_t *root, const xe_instance *in, xe_schedule_c
     if (json_is_string(gname)) snprintf(c->graph, sizeof c->graph, "%s", json_string_value(gname));
     const json_t *tt = json_object_get(json_object_get(root, "summary"), "total_time_s");
     if (json_is_number(tt)) c->total_time = json_number_value(tt);
+    for (int d = 0; d < XE_MAX_DEV; d++) c->peak[d] = -1;
+    const json_t *sd = json_object_get(json_object_get(root, "summary"), "devices");
+    for (size_t k = 0; json_is_array(sd) && k < json_array_size(sd); k++) {
+        const json_t *o = json_array_get(sd, k);
+        const json_t *nm = json_object_get(o, "name");
+        int d = json_is_string(nm) ? find_dev(in, json_string_value(nm)) : -1;
+        int64_t v;
+        if (d >= 0 && xe_json_as_int(json_object_get(o, "peak_bytes"), 0, INT64_MAX, &v) == 0) c->peak[d] = v;
+    }
 }
 
 static int read_schedule(const char *path, const xe_instance *in, xe_schedule *out, xe_schedule_claims *claims,

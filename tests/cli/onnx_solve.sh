@@ -64,6 +64,16 @@ if grep -q 'wrote .*g.json (79 nodes, 120 edges) and .*c.json (2 devices)' "$tmp
   a=$("$xe" solve "$d/vgg16.onnx" --batch 2 --budget 50% --heuristic-only -o "$tmp/s1.json" | grep '^total:')
   b=$("$xe" solve "$tmp/g.json" --costs "$tmp/c.json" --budget 50% --heuristic-only -o "$tmp/s2.json" | grep '^total:')
   if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "export-graph round trip: $b"; else bad "export-graph round trip: '$a' vs '$b'"; fi
+  # the graph file's schedule states no batch: checked against the model at another batch,
+  # a note says its sizes differ and to give the batch; at batch 2 none
+  "$xe" simulate "$d/vgg16.onnx" "$tmp/s2.json" --batch 4 --budget 50% --costs "$tmp/c.json" >"$tmp/sim4" 2>&1
+  if grep -q "^note: the file's summary states a peak of .* on gpu; the replay here gives .*: it was planned for other tensor sizes (it states no batch, as a schedule planned from an exported graph file: give the batch it was planned for with --batch)$" "$tmp/sim4"; then
+    ok "graph file's schedule at another batch: the peak note"
+  else
+    bad "graph file's schedule at another batch: no peak note: $(cat "$tmp/sim4")"
+  fi
+  "$xe" simulate "$d/vgg16.onnx" "$tmp/s2.json" --batch 2 --budget 50% --costs "$tmp/c.json" >"$tmp/sim2" 2>&1
+  if ! grep -q "states a peak" "$tmp/sim2"; then ok "graph file's schedule at its batch: no peak note"; else bad "peak note at the same batch"; fi
 else
   bad "export-graph"
 fi

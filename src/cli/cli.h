@@ -102,6 +102,11 @@ int64_t xe_cli_net_batch(const xe_net *net);
  * parameter twice (value and gradient), the data input and the labels once. */
 double xe_cli_net_data_bytes(const xe_net *net);
 
+/* "note: device 'gpu' (kind gpu) runs on this machine's CPU here ..." for the first
+ * device of kind gpu in `in`: the executor and the profiler run every device as a oneDNN
+ * CPU engine (docs/executor.md); `what` names the command ("measured", "run"). */
+void xe_cli_gpu_on_cpu_note(const xe_instance *in, const char *what);
+
 /* simulate/plot/run of an ONNX model (o->graph) with a schedule file: *stated = the batch
  * the file states (xe_io_schedule_model; 0: none). Without --batch, a stated batch becomes
  * o->batch (its text in buf) and 1 is returned (the caller prints a note), else 0; -1

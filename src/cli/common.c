@@ -201,6 +201,16 @@ int64_t xe_cli_net_batch(const xe_net *net)
     return 0;
 }
 
+void xe_cli_gpu_on_cpu_note(const xe_instance *in, const char *what)
+{
+    for (int d = 0; d < in->ndev; d++)
+        if (in->dev[d].kind == XE_DEV_GPU) {
+            printf("note: device '%s' (kind gpu) is %s on this machine's CPU, as every device: the executor has "
+                   "no GPU backend yet (docs/executor.md)\n", in->dev[d].name, what);
+            return;
+        }
+}
+
 double xe_cli_net_data_bytes(const xe_net *net)
 {
     double data = 0;

@@ -139,6 +139,7 @@ int xe_cli_profile(int argc, char **argv)
     /* summary: per device the sum of forward (and loss) and backward medians */
     const xe_instance *in = m.inst;
     printf("%s: %d nodes, median of %d runs after %d warm-up runs\n", io.graph, in->g->n, po.runs, po.warmup);
+    xe_cli_gpu_on_cpu_note(in, "measured");
     printf("%-8s %7s %12s %12s %12s\n", "device", "threads", "forward_s", "backward_s", "step_s");
     for (int d = 0; d < in->ndev; d++) {
         double f = 0, b = 0;

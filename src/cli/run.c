@@ -189,6 +189,7 @@ int xe_cli_run(int argc, char **argv)
     int rc = xe_io_read_schedule_claims(path, m.inst, &s, &claims, &err);
     if (rc) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
+    xe_cli_gpu_on_cpu_note(m.inst, "run");
     xe_cli_batch_note(&io, taken, stated);
     xe_sim_result sr;
     if ((rc = check_events(m.inst, &s, &sr, &err))) {

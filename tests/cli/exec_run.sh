@@ -166,6 +166,11 @@ for m in torch_view13 torch_view11 torch_sigmoid; do
   check "$m: run with recomputations, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
 done
 
+# a device of kind gpu is a CPU engine here too: profile says so (silently before 2026-12-05)
+"$xe" profile "$model" --devices gpu+cpu --runs 1 --warmup 0 -o "$tmp/gc.json" >"$tmp/gc.out" 2>&1
+check "profile on gpu+cpu: a note says the gpu is measured on the CPU" \
+  grep -q "^note: device 'gpu' (kind gpu) is measured on this machine's CPU" "$tmp/gc.out"
+
 # a batch whose step cannot be held in this machine's memory: refused before anything
 # is allocated (it allocated until something failed before 2026-12-05), one line, exit 5
 "$xe" profile "$root/tests/data/onnx/resnet18.onnx" --batch 100000 -o "$tmp/huge.json" >"$tmp/huge.out" 2>"$tmp/huge.err"

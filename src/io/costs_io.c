@@ -61,7 +61,9 @@ static int read_compute(const char *path, const json_t *comp, const xe_instance 
     json_t *per;
     json_object_foreach((json_t *)comp, node, per) {
         int v = xe_name_index_find(nodes, node);
-        if (v < 0) return xe_err_set(err, XE_EINVAL, "%s: compute: no node named '%s'", path, node);
+        if (v < 0)
+            return xe_err_set(err, XE_EINVAL, "%s: compute: no node named '%s' (costs for another graph? this one is "
+                              "'%.100s')", path, node, in->g->name);
         if (!json_is_object(per))
             return xe_err_set(err, XE_EPARSE, "%s: compute: node '%s' must map device names to seconds",
                               path, node);
@@ -107,7 +109,9 @@ static int read_copy(const char *path, const json_t *cp, const xe_instance *in,
     json_t *per;
     json_object_foreach((json_t *)cp, node, per) {
         int v = xe_name_index_find(nodes, node);
-        if (v < 0) return xe_err_set(err, XE_EINVAL, "%s: copy: no node named '%s'", path, node);
+        if (v < 0)
+            return xe_err_set(err, XE_EINVAL, "%s: copy: no node named '%s' (costs for another graph? this one is "
+                              "'%.100s')", path, node, in->g->name);
         if (!json_is_object(per))
             return xe_err_set(err, XE_EPARSE,
                               "%s: copy: node '%s' must map \"from->to\" device pairs to seconds",

@@ -118,6 +118,9 @@ if [ $rc -eq 0 ] && grep -q "written for graph 'other'; it was checked against '
 else
   fails=$((fails + 1)); echo "FAIL sim-notes-claims: exit $rc: $(cat "$tmp/sim.out")"
 fi
+# a costs file for another graph: the error says so and names this one
+"$xe" export-graph tests/data/onnx/tiny_misc.onnx -o "$tmp/tm_graph.json" --costs-out "$tmp/tm_costs.json" >/dev/null 2>&1
+expect costs-other-graph 2 "tm_costs.json: compute: no node named '.*' (costs for another graph? this one is 'tiny')" -- solve tests/data/tiny_graph.json --costs "$tmp/tm_costs.json" -o "$tmp/out.json"
 # a schedule passed with another graph: the event error names both graphs
 expect sim-other-graph 2 "event 0: .*(the schedule is for graph 'tiny', this is '.*')$" -- simulate tests/data/layered_n120.json "$tmp/good.json" --devices gpu
 # the same schedule under a smaller budget must be rejected by the simulator

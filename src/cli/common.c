@@ -314,6 +314,19 @@ static int load_net(const xe_cli_inst_opts *o, xe_net **net, xe_graph **g, xe_tr
     int64_t batch = 0;
     if (o->batch && parse_batch(o->batch, &batch, err)) return XE_EINVAL; /* xe_cli_inst_arg refuses it first */
     int rc = xe_onnx_read(o->graph, batch, net, err);
+    if (rc == XE_EINVAL && batch > 0) { /* a shape that fails only at this batch: say so */
+        xe_net *own = NULL;
+        xe_err e2 = {{0}};
+        if (xe_onnx_read(o->graph, 0, &own, &e2) == XE_OK) {
+            int64_t fb = xe_cli_net_batch(own);
+            size_t len = strlen(err->msg);
+            if (fb > 0 && fb != batch)
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         " (at --batch %lld; the file's own batch %lld works: a shape fixed in the file does not "
+                         "follow --batch)", (long long)batch, (long long)fb);
+            xe_net_free(own);
+        }
+    }
     if (rc) return rc;
     rc = o->inference ? xe_net_inference_graph(*net, g, map, err) : xe_net_training_graph(*net, g, map, err);
     if (rc) {

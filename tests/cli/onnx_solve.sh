@@ -97,6 +97,9 @@ expect() {
   fi
 }
 
+# a model whose batch is fixed in the file (a weight sized for it): at another --batch the
+# shape error says the file's own batch works
+expect batch-fixed-hint 2 "batch_fixed.onnx: .*inner dimensions differ.* (at --batch 4; the file's own batch 2 works: a shape fixed in the file does not follow --batch)$" -- solve "$d/batch_fixed.onnx" --batch 4 -o "$tmp/out.json"
 head -c 3000 "$d/resnet18.onnx" >"$tmp/truncated.onnx"
 printf '\x08\x07garbage that is no protobuf at all \xff\xff\xff\xff' >"$tmp/garbage.onnx"
 : >"$tmp/empty.onnx"

@@ -109,6 +109,18 @@ static int memory_guard(const xe_net *net, const xe_instance *in, const xe_sim_r
                       xe_io_bytes((int64_t)phys, b4, sizeof b4));
 }
 
+/* " (the schedule was planned for batch S, run here at batch B)" where the two differ,
+ * else "": a failing run at another batch than planned, its likely cause on the error line
+ * itself (a note before it only, until 2026-12-05). */
+static const char *batch_hint(int64_t stated, const char *batch, char *buf, size_t cap)
+{
+    long long at = batch ? atoll(batch) : 0;
+    if (stated > 0 && at > 0 && at != stated)
+        snprintf(buf, cap, " (the schedule was planned for batch %lld, run here at batch %lld)", (long long)stated, at);
+    else buf[0] = '\0';
+    return buf;
+}
+
 static void print_result(const xe_instance *in, const xe_exec_result *r)
 {
     char b1[32], b2[32], b3[32];
@@ -186,6 +198,7 @@ int xe_cli_run(int argc, char **argv)
     xe_exec_data data = {0}, refdata = {0};
     xe_exec_result res;
     xe_schedule_claims claims;
+    char hint[128];
     int rc = xe_io_read_schedule_claims(path, m.inst, &s, &claims, &err);
     if (rc) goto fail;
     printf("%s: %d nodes, %d events on %d device(s)\n", io.graph, m.inst->g->n, s.len, m.inst->ndev);
@@ -229,14 +242,14 @@ int xe_cli_run(int argc, char **argv)
     }
     rc = xe_exec_run(m.net, &m.map, m.inst, &s, &data, &o, &res, &err);
     if (rc && !res.sim_valid) { /* one line: the schedule, the executor's error, the simulator's reason */
-        fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)\n", path, err.msg,
-                res.sim_msg);
+        fprintf(stderr, "xengine: error: %s: %s (the simulator rejects the schedule too: %s)%s\n", path, err.msg,
+                res.sim_msg, batch_hint(stated, io.batch, hint, sizeof hint));
         goto fail_printed;
     }
     if (!res.sim_valid)
         fprintf(stderr, "xengine: warning: %s: the simulator rejects the schedule: %s\n", path, res.sim_msg);
     if (rc) {
-        fprintf(stderr, "xengine: error: %s: %s\n", path, err.msg);
+        fprintf(stderr, "xengine: error: %s: %s%s\n", path, err.msg, batch_hint(stated, io.batch, hint, sizeof hint));
         goto fail_printed;
     }
     print_result(m.inst, &res);

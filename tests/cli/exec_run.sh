@@ -166,6 +166,17 @@ for m in torch_view13 torch_view11 torch_sigmoid; do
   check "$m: run with recomputations, gradient check passes" grep -q 'gradient check .*PASS' "$tmp/$m.out"
 done
 
+# a plan run at another batch than planned that overflows a pool: the error line itself
+# names both batches (only a note before it said so until 2026-12-05)
+"$xe" solve "$root/tests/data/onnx/resnet18.onnx" --batch 1 --devices "$root/tests/data/cpu2_tight_devices.json" \
+  --heuristic-only -o "$tmp/b1.json" >/dev/null 2>&1
+"$xe" run "$root/tests/data/onnx/resnet18.onnx" "$tmp/b1.json" --batch 2 --devices "$root/tests/data/cpu2_tight_devices.json" \
+  >"$tmp/b1.out" 2>"$tmp/b1.err"
+code=$?
+check "run at batch 2 of a batch-1 plan: exit 3 (got $code)" test "$code" -eq 3
+check "run at batch 2 of a batch-1 plan: the error names both batches" \
+  grep -q "over the budget .*(the schedule was planned for batch 1, run here at batch 2)$" "$tmp/b1.err"
+
 # a device of kind gpu is a CPU engine here too: profile says so (silently before 2026-12-05)
 "$xe" profile "$model" --devices gpu+cpu --runs 1 --warmup 0 -o "$tmp/gc.json" >"$tmp/gc.out" 2>&1
 check "profile on gpu+cpu: a note says the gpu is measured on the CPU" \

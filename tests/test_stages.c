@@ -413,6 +413,65 @@ static void test_schedule_vs_reference_heuristic(void **state)
     assert_true(solved >= 100);
 }
 
+/* The stage-at-a-time check and peak (xe_stages_check, xe_stages_max_use) against the
+ * whole U of xe_stages_eval: on 300 random instances' portfolio schedules, max_use is
+ * U's largest entry per device; with every budget set to that peak the check passes, and
+ * one byte below it on a device it fails naming that device, at the first overflowing
+ * (stage, step) of U in order. */
+static void test_check_streaming_vs_whole_u(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int r = 0; r < 300; r++) {
+        int D = 1 + r % 2, n = 2 + r % 13;
+        xe_instance *in = xe_test_random_instance(7300 + (uint64_t)r, n, D, r % 3 != 0);
+        assert_non_null(in);
+        xe_stages st;
+        memset(&st, 0, sizeof st);
+        xe_err err = {{0}};
+        if (xe_heur_best(in, &st, NULL, &err) != XE_OK) {
+            xe_instance_free(in);
+            continue;
+        }
+        double *U = malloc((size_t)n * n * D * sizeof *U);
+        assert_non_null(U);
+        assert_int_equal(xe_stages_eval(in, &st, U, NULL, &err), XE_OK);
+        double whole[2] = {0, 0}, maxu[2] = {-1, -1};
+        for (int t = 0; t < n; t++)
+            for (int k = 0; k <= t; k++)
+                for (int d = 0; d < D; d++) whole[d] = fmax(whole[d], U[((size_t)t * n + k) * D + d]);
+        assert_int_equal(xe_stages_max_use(in, &st, maxu, &err), XE_OK);
+        for (int d = 0; d < D; d++) {
+            assert_true(maxu[d] == whole[d]);
+            in->dev[d].budget = (int64_t)whole[d];
+        }
+        assert_int_equal(xe_stages_check(in, &st, &err), XE_OK);
+        for (int d = 0; d < D; d++) {
+            if (whole[d] < 1) continue;
+            in->dev[d].budget = (int64_t)whole[d] - 1;
+            /* the first (stage, step, device) of U over the budgets, in order */
+            int ft = -1, fk = -1, fd = -1;
+            for (int t = 0; t < n && ft < 0; t++)
+                for (int k = 0; k <= t && ft < 0; k++)
+                    for (int e = 0; e < D && ft < 0; e++)
+                        if (U[((size_t)t * n + k) * D + e] > (double)in->dev[e].budget) ft = t, fk = k, fd = e;
+            assert_true(ft >= 0);
+            assert_int_equal(xe_stages_check(in, &st, &err), XE_EINFEASIBLE);
+            char want[160];
+            snprintf(want, sizeof want, "stage %d step %d: ", ft, fk);
+            assert_true(strncmp(err.msg, want, strlen(want)) == 0);
+            assert_non_null(strstr(err.msg, in->dev[fd].name));
+            in->dev[d].budget = (int64_t)whole[d];
+            checked++;
+        }
+        free(U);
+        xe_stages_clear(&st);
+        xe_instance_free(in);
+    }
+    print_message("stage-at-a-time check against the whole U: %d budgets one byte below a peak\n", checked);
+    assert_true(checked >= 150);
+}
+
 /* Every kind of structural violation is still reported, with the same message as the
  * per-entry checks: a checkpoint of a node not computed yet, a compute and a copy of a
  * later node, a copy from a device to itself. */
@@ -537,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_prune_unread_checkpoint),
         cmocka_unit_test(test_schedule_vs_reference_random),
         cmocka_unit_test(test_schedule_vs_reference_heuristic),
+        cmocka_unit_test(test_check_streaming_vs_whole_u),
         cmocka_unit_test(test_eval_rejects_zero_region_entries),
         cmocka_unit_test(test_from_schedule_round_trip),
         cmocka_unit_test(test_from_schedule_refuses),

@@ -50,8 +50,14 @@ int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_
                    xe_err *err);
 
 /* xe_stages_eval plus every U within the budgets; XE_EINFEASIBLE naming the stage, step
- * and device of the first overflow. */
+ * and device of the first overflow. Evaluates one stage at a time (n x ndev doubles,
+ * not U's n x n x ndev). */
 int xe_stages_check(const xe_instance *in, const xe_stages *st, xe_err *err);
+
+/* maxu[d] (caller's [ndev]) = the largest U over every stage and step on device d, in
+ * bytes (0 without steps), one stage at a time; XE_EINVAL as xe_stages_eval (maxu then
+ * unspecified), XE_ENOMEM. */
+int xe_stages_max_use(const xe_instance *in, const xe_stages *st, double *maxu, xe_err *err);
 
 /* Objective of the stage schedule: sum of R * cost + C * copy cost, in seconds. */
 double xe_stages_cost(const xe_instance *in, const xe_stages *st);

@@ -2,6 +2,7 @@
  * constraints 1-8) and conversion to an event list. */
 #include "xengine/stages.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,7 +212,57 @@ static void last_users(const xe_graph *g, const xe_stages *st, int t, int d, con
     }
 }
 
-int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_t *FREE, xe_err *err)
+/* Stage t's memory (act[0..m) its active steps, from stage_active): row[k * D + d] for
+ * k <= t when row is given (U's row t), FREE as xe_stages_eval's when given. */
+static void eval_stage(const xe_instance *in, const xe_stages *st, int t, const int *act, int m, int *lastuse,
+                       double *row, uint8_t *FREE)
+{
+    const xe_graph *g = in->g;
+    int n = st->n, D = st->ndev;
+    for (int d = 0; d < D; d++) {
+        last_users(g, st, t, d, act, m, lastuse);
+        /* only active steps change u (adding the zero terms of the others would not
+         * change the double either); the row still gets every step */
+        double u = 0;
+        for (int a = 0; a < m && act[a] < t; a++) u += (double)g->nodes[act[a]].mem * *xe_S(st, t, act[a], d);
+        int q = 0; /* act[q] = the next active step */
+        for (int k = 0; k <= t; k++) {
+            if (q == m || act[q] != k) { /* an inactive step: u unchanged */
+                if (row) {
+                    row[(int64_t)k * D + d] = u;
+                    continue;
+                }
+                if (q == m) break;
+                k = act[q]; /* without a row, jump to the next active step */
+            }
+            q++;
+            u += (double)g->nodes[k].mem * (*xe_R(st, t, k, d) + cin(st, t, k, d));
+            if (row) row[(int64_t)k * D + d] = u;
+            /* frees after step k: k itself, then its inputs (constraint 7) */
+            int act_k = *xe_R(st, t, k, d) + cin(st, t, k, d) + cout_(st, t, k, d);
+            if (act_k && !keep_next(st, t, k, d) && lastuse[k] <= k) {
+                u -= (double)g->nodes[k].mem;
+                if (FREE) FREE[(((int64_t)t * n + k) * n + k) * D + d] = 1;
+            }
+            if (!*xe_R(st, t, k, d)) continue;
+            for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) {
+                int i = g->pred[p];
+                if (!keep_next(st, t, i, d) && lastuse[i] <= k) {
+                    u -= (double)g->nodes[i].mem;
+                    if (FREE) FREE[(((int64_t)t * n + i) * n + k) * D + d] = 1;
+                }
+            }
+        }
+    }
+}
+
+/* xe_stages_eval's work, with stage t's memory handed to row_fn (ctx, t, row: U's row t,
+ * [n * D]) as each stage is evaluated when row_fn is given (one row in memory, not n);
+ * the structure of every stage is checked before any row is made, so the first
+ * structural error comes first as in xe_stages_eval. row_fn returns XE_OK to go on. */
+typedef int (*stage_row_fn)(void *ctx, int t, const double *row, xe_err *err);
+static int eval_stages(const xe_instance *in, const xe_stages *st, double *U, uint8_t *FREE, stage_row_fn row_fn,
+                       void *ctx, xe_err *err)
 {
     const xe_graph *g = in->g;
     int n = st->n, D = st->ndev;
@@ -221,76 +272,80 @@ int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_
     size_t n1 = (size_t)(n ? n : 1);
     int *lastuse = malloc(n1 * sizeof *lastuse), *act = malloc(n1 * sizeof *act);
     uint8_t *mark = calloc(n1, 1);
+    double *row = row_fn ? malloc(n1 * (size_t)D * sizeof *row) : NULL;
     int rc = XE_OK;
-    if (!lastuse || !mark || !act) {
+    if (!lastuse || !mark || !act || (row_fn && !row)) {
         rc = xe_err_set(err, XE_ENOMEM, "out of memory evaluating stage matrices (%d nodes)", n);
         goto done;
     }
-    for (int t = 0; t < n; t++) {
-        int m = stage_active(st, t, mark, act);
-        rc = check_structure(in, st, t, act, m, err);
-        if (rc) goto done;
-        for (int d = 0; d < D; d++) {
-            last_users(g, st, t, d, act, m, lastuse);
-            /* only active steps change u (adding the zero terms of the others would not
-             * change the double either); U still gets every step */
-            double u = 0;
-            for (int a = 0; a < m && act[a] < t; a++) u += (double)g->nodes[act[a]].mem * *xe_S(st, t, act[a], d);
-            int q = 0; /* act[q] = the next active step */
-            for (int k = 0; k <= t; k++) {
-                if (q == m || act[q] != k) { /* an inactive step: u unchanged */
-                    if (U) {
-                        U[((int64_t)t * n + k) * D + d] = u;
-                        continue;
-                    }
-                    if (q == m) break;
-                    k = act[q]; /* without U, jump to the next active step */
-                }
-                q++;
-                u += (double)g->nodes[k].mem * (*xe_R(st, t, k, d) + cin(st, t, k, d));
-                if (U) U[((int64_t)t * n + k) * D + d] = u;
-                /* frees after step k: k itself, then its inputs (constraint 7) */
-                int act_k = *xe_R(st, t, k, d) + cin(st, t, k, d) + cout_(st, t, k, d);
-                if (act_k && !keep_next(st, t, k, d) && lastuse[k] <= k) {
-                    u -= (double)g->nodes[k].mem;
-                    if (FREE) FREE[(((int64_t)t * n + k) * n + k) * D + d] = 1;
-                }
-                if (!*xe_R(st, t, k, d)) continue;
-                for (int p = g->pred_off[k]; p < g->pred_off[k + 1]; p++) {
-                    int i = g->pred[p];
-                    if (!keep_next(st, t, i, d) && lastuse[i] <= k) {
-                        u -= (double)g->nodes[i].mem;
-                        if (FREE) FREE[(((int64_t)t * n + i) * n + k) * D + d] = 1;
-                    }
-                }
-            }
+    if (row_fn) /* every stage's structure first */
+        for (int t = 0; t < n && rc == XE_OK; t++) {
+            int m = stage_active(st, t, mark, act);
+            rc = check_structure(in, st, t, act, m, err);
         }
+    for (int t = 0; t < n && rc == XE_OK; t++) {
+        int m = stage_active(st, t, mark, act);
+        if (!row_fn) rc = check_structure(in, st, t, act, m, err);
+        if (rc) break;
+        double *r = row_fn ? row : U ? U + (size_t)t * n1 * (size_t)D : NULL;
+        eval_stage(in, st, t, act, m, lastuse, r, FREE);
+        if (row_fn) rc = row_fn(ctx, t, row, err);
     }
 done:
     free(lastuse);
     free(mark);
     free(act);
+    free(row);
     return rc;
+}
+
+int xe_stages_eval(const xe_instance *in, const xe_stages *st, double *U, uint8_t *FREE, xe_err *err)
+{
+    return eval_stages(in, st, U, FREE, NULL, NULL, err);
+}
+
+/* xe_stages_check's row test: the first step and device of stage t over its budget. */
+static int check_row(void *ctx, int t, const double *row, xe_err *err)
+{
+    const xe_instance *in = ctx;
+    int D = in->ndev;
+    for (int k = 0; k <= t; k++)
+        for (int d = 0; d < D; d++) {
+            double u = row[(int64_t)k * D + d];
+            if (u > (double)in->dev[d].budget)
+                return xe_err_set(err, XE_EINFEASIBLE, "stage %d step %d: %.0f bytes on %s exceed its budget %lld", t,
+                                  k, u, in->dev[d].name, (long long)in->dev[d].budget);
+        }
+    return XE_OK;
 }
 
 int xe_stages_check(const xe_instance *in, const xe_stages *st, xe_err *err)
 {
-    int n = st->n, D = st->ndev;
-    double *U = malloc((size_t)(n ? n : 1) * n * D * sizeof *U);
-    if (!U) return xe_err_set(err, XE_ENOMEM, "out of memory checking a schedule");
-    int rc = xe_stages_eval(in, st, U, NULL, err);
-    for (int t = 0; rc == XE_OK && t < n; t++)
-        for (int k = 0; rc == XE_OK && k <= t; k++)
-            for (int d = 0; d < D; d++) {
-                double u = U[((int64_t)t * n + k) * D + d];
-                if (u > (double)in->dev[d].budget) {
-                    rc = xe_err_set(err, XE_EINFEASIBLE, "stage %d step %d: %.0f bytes on %s exceed its budget %lld",
-                                    t, k, u, in->dev[d].name, (long long)in->dev[d].budget);
-                    break;
-                }
-            }
-    free(U);
-    return rc;
+    /* one stage's row at a time: n x devices doubles, where the whole U took 8 B x n x n x
+     * devices (3.2 GB at 20,000 nodes on one device until 2026-12-05) */
+    return eval_stages(in, st, NULL, NULL, check_row, (void *)in, err);
+}
+
+/* xe_stages_max_use's row test: the largest use per device so far. */
+typedef struct max_use_ctx {
+    int D;
+    double *maxu;
+} max_use_ctx;
+
+static int max_row(void *ctx, int t, const double *row, xe_err *err)
+{
+    (void)err;
+    max_use_ctx *c = ctx;
+    for (int k = 0; k <= t; k++)
+        for (int d = 0; d < c->D; d++) c->maxu[d] = fmax(c->maxu[d], row[(int64_t)k * c->D + d]);
+    return XE_OK;
+}
+
+int xe_stages_max_use(const xe_instance *in, const xe_stages *st, double *maxu, xe_err *err)
+{
+    for (int d = 0; d < in->ndev; d++) maxu[d] = 0;
+    max_use_ctx c = {.D = in->ndev, .maxu = maxu};
+    return eval_stages(in, st, NULL, NULL, max_row, &c, err);
 }
 
 double xe_stages_cost(const xe_instance *in, const xe_stages *st)

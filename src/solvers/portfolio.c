@@ -27,12 +27,11 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
         if (!xe_can_run(in, v, d))
             return xe_err_set(err, XE_EINFEASIBLE, "recompute-all: device %s cannot run node %d (%s)", in->dev[d].name,
                               v, g->nodes[v].name);
-    size_t n3 = (size_t)(n ? n : 1) * (size_t)(n ? n : 1) * (size_t)D;
     uint8_t *mark = malloc((size_t)(n ? n : 1));
     int *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
-    double *U = malloc(n3 * sizeof *U);
-    if (!mark || !stack || !U || xe_stages_init(out, n, D)) {
-        free(mark), free(stack), free(U);
+    double *maxu = malloc((size_t)D * sizeof *maxu);
+    if (!mark || !stack || !maxu || xe_stages_init(out, n, D)) {
+        free(mark), free(stack), free(maxu);
         xe_stages_clear(out);
         return xe_err_set(err, XE_ENOMEM, "recompute-all: out of memory for %d stages", n);
     }
@@ -55,17 +54,16 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
         }
     }
     xe_err e2;
-    int rc = xe_stages_eval(in, out, U, NULL, &e2);
+    /* its peak, one stage at a time (the whole U took 8 B x n x n x devices) */
+    int rc = xe_stages_max_use(in, out, maxu, &e2);
     if (rc) {
-        free(mark), free(stack), free(U);
+        free(mark), free(stack), free(maxu);
         xe_stages_clear(out);
         return xe_err_set(err, rc == XE_ENOMEM ? rc : XE_EINTERNAL, "recompute-all on %s: %s", in->dev[d].name,
                           e2.msg);
     }
-    double pk = 0;
-    for (int t = 0; t < n; t++)
-        for (int k = 0; k <= t; k++) pk = fmax(pk, U[((size_t)t * n + k) * D + d]);
-    free(mark), free(stack), free(U);
+    double pk = maxu[d];
+    free(mark), free(stack), free(maxu);
     if (peak) *peak = (int64_t)llround(pk);
     if (pk > (double)in->dev[d].budget) {
         xe_stages_clear(out);

@@ -437,16 +437,10 @@ static void check_net(xe_net *(*make)(void))
      * (xe_exec_keep_all_placed, `xengine run --check-grads`'s reference): the same
      * kernels and thread counts, so bit for bit where the plan computes no node on two
      * devices, else within 1e-5 */
-    int n2 = f2.inst->g->n, split = 0;
+    int n2 = f2.inst->g->n;
     int *dev_of = malloc((size_t)n2 * sizeof *dev_of);
     assert_non_null(dev_of);
-    for (int v = 0; v < n2; v++) dev_of[v] = -1;
-    for (int i = 0; i < plan.len; i++) {
-        if (plan.ev[i].kind != XE_EV_COMPUTE) continue;
-        int v = plan.ev[i].node;
-        if (dev_of[v] < 0) dev_of[v] = plan.ev[i].dev;
-        else split += dev_of[v] != plan.ev[i].dev;
-    }
+    int split = xe_exec_first_devices(&plan, n2, dev_of);
     xe_schedule placed;
     xe_schedule_init(&placed);
     assert_int_equal(xe_exec_keep_all_placed(f2.inst->g, dev_of, 2, &placed, &err), XE_OK);

@@ -171,6 +171,12 @@ int xe_exec_keep_all_schedule(const xe_graph *g, int d, xe_schedule *out, xe_err
  * --check-grads`). Appended to out. XE_EINVAL (a device out of range), XE_ENOMEM. */
 int xe_exec_keep_all_placed(const xe_graph *g, const int *dev_of, int ndev, xe_schedule *out, xe_err *err);
 
+/* dev_of[n] (caller's) = the device of each node's first compute in s, -1 for a node s
+ * never computes; returns how many of s's later computes run on another device than
+ * their node's first (0: xe_exec_keep_all_placed with dev_of reproduces s's gradients bit
+ * for bit). Events must name nodes below n. */
+int xe_exec_first_devices(const xe_schedule *s, int n, int *dev_of);
+
 /* A maximally rematerializing schedule on device d: forward nodes are freed right after
  * their last forward user, and every forward node a backward (or loss) node reads is
  * recomputed, with the chain of forward inputs it needs, just before that node and freed

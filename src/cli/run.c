@@ -265,20 +265,14 @@ int xe_cli_run(int argc, char **argv)
          * 2026-12-05 the reference ran everything on one device, and two-device schedules
          * of ResNet-50 and GoogLeNet at batch 2 failed at 1.3-3.2e-5 with threads 2,1
          * although every value was right. */
-        int n = m.inst->g->n, ndev_used = 0, split = 0, used[XE_MAX_DEV] = {0};
+        int n = m.inst->g->n, ndev_used = 0, used[XE_MAX_DEV] = {0};
         int *dev_of = malloc((size_t)(n ? n : 1) * sizeof *dev_of);
         if (!dev_of) {
             rc = xe_err_set(&err, XE_ENOMEM, "out of memory for the gradient check");
             goto fail;
         }
-        for (int v = 0; v < n; v++) dev_of[v] = -1;
-        for (int i = 0; i < s.len; i++) {
-            const xe_event *e = &s.ev[i];
-            used[e->dev] = 1;
-            if (e->kind != XE_EV_COMPUTE) continue;
-            if (dev_of[e->node] < 0) dev_of[e->node] = e->dev;
-            else if (dev_of[e->node] != e->dev) split++; /* also counts a node's later computes */
-        }
+        int split = xe_exec_first_devices(&s, n, dev_of);
+        for (int i = 0; i < s.len; i++) used[s.ev[i].dev] = 1;
         for (int d = 0; d < m.inst->ndev; d++) ndev_used += used[d];
         int64_t saved[XE_MAX_DEV];
         for (int d = 0; d < m.inst->ndev; d++) {

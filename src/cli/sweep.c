@@ -504,6 +504,15 @@ static int build_batch(void *vctx, int64_t b, xe_instance **out, xe_err *err)
     return rc;
 }
 
+/* A method's status in --max-batch's CSV and JSON: "n/a" (no device of its kind),
+ * "infeasible" (no batch fits), "limit reached" where it fits --batch-limit itself
+ * (larger batches not tried; the table's '+'; "ok" before 2026-12-05, which read as a
+ * proven largest batch), else "ok". mb: its largest batch, 0 for none. */
+static const char *max_batch_status(const xe_sweep_cell *c, int64_t mb, long long limit)
+{
+    return c->status == XE_SWEEP_NA ? "n/a" : mb <= 0 ? "infeasible" : mb == limit ? "limit reached" : "ok";
+}
+
 static int sweep_max_batch(opts *o)
 {
     if (!xe_cli_is_onnx(o->io.graph)) {
@@ -632,11 +641,11 @@ static int sweep_max_batch(opts *o)
             fprintf(t.f, "method,max_batch,cost_s,gpu_peak_bytes,status\n");
             for (int m = 0; m < XE_SWEEP_NMETHODS; m++) {
                 const xe_sweep_cell *c = &cells[m];
-                if (c->status == XE_SWEEP_FOUND && mb[m] > 0) /* at the limit: larger batches not tried */
+                if (c->status == XE_SWEEP_FOUND && mb[m] > 0)
                     fprintf(t.f, "%s,%lld,%.9g,%lld,%s\n", xe_sweep_method_name(m), (long long)mb[m], c->cost,
-                            (long long)c->peak, mb[m] == o->batch_limit ? "limit reached" : "ok");
+                            (long long)c->peak, max_batch_status(c, mb[m], o->batch_limit));
                 else
-                    fprintf(t.f, "%s,0,,,%s\n", xe_sweep_method_name(m), c->status == XE_SWEEP_NA ? "n/a" : "infeasible");
+                    fprintf(t.f, "%s,0,,,%s\n", xe_sweep_method_name(m), max_batch_status(c, 0, o->batch_limit));
             }
             code = write_file(o->csv, &t);
             free(t.buf);
@@ -646,8 +655,7 @@ static int sweep_max_batch(opts *o)
     if (o->json) {
         o->json_done = 1;
         /* upper_bound_batch: null where nothing up to the limit is ruled out (the limit was
-         * printed there before 2026-12-05, which read as a proven largest batch); a method
-         * that fits the limit itself: status "limit reached" (larger batches not tried) */
+         * printed there before 2026-12-05, which read as a proven largest batch) */
         char ubs[32];
         if (ub > 0 && ub < o->batch_limit) snprintf(ubs, sizeof ubs, "%lld", (long long)ub);
         else snprintf(ubs, sizeof ubs, "null");
@@ -658,11 +666,7 @@ static int sweep_max_batch(opts *o)
             printf("%s{\"method\": \"%s\", \"status\": \"%s\", \"max_batch\": %lld, \"cost_s\": %s, "
                    "\"gpu_peak_bytes\": %lld}",
                    m ? ", " : "", xe_sweep_method_name(m),
-                   cells[m].status == XE_SWEEP_NA   ? "n/a"
-                   : mb[m] == o->batch_limit        ? "limit reached"
-                   : mb[m]                          ? "ok"
-                                                    : "infeasible",
-                   (long long)mb[m], mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
+                   max_batch_status(&cells[m], mb[m], o->batch_limit), (long long)mb[m], mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
         printf("]}\n");
     }
     return code;

@@ -63,6 +63,19 @@ int xe_exec_keep_all_placed(const xe_graph *g, const int *dev_of, int ndev, xe_s
     return rc;
 }
 
+int xe_exec_first_devices(const xe_schedule *s, int n, int *dev_of)
+{
+    int split = 0;
+    for (int v = 0; v < n; v++) dev_of[v] = -1;
+    for (int i = 0; i < s->len; i++) {
+        const xe_event *e = &s->ev[i];
+        if (e->kind != XE_EV_COMPUTE) continue;
+        if (dev_of[e->node] < 0) dev_of[e->node] = e->dev;
+        else split += dev_of[e->node] != e->dev;
+    }
+    return split;
+}
+
 /* Last user of v with index <= limit, or -1. */
 static int last_use_upto(const xe_graph *g, int v, int limit)
 {

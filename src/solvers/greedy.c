@@ -904,24 +904,27 @@ int xe_heur_greedy_random(const xe_instance *in, uint64_t seed, double max_secon
     return xe_heur_greedy_random_ex(in, seed, max_seconds, out, tries, NULL, err);
 }
 
-int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
-                             long *passes, xe_err *err)
+/* The randomised restarts with their arguments checked (xe_heur_greedy_random_ex and
+ * _within). */
+static int greedy_random(const xe_instance *in, uint64_t seed, double max_seconds, double deadline, xe_stages *out,
+                         int *tries, long *passes, xe_err *err)
 {
-    if (!(max_seconds >= 0) || !isfinite(max_seconds)) {
+    if (!(max_seconds >= 0) || !isfinite(max_seconds) || isnan(deadline)) {
         memset(out, 0, sizeof *out);
         if (passes) *passes = 0;
         return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g", max_seconds);
     }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, INFINITY, NULL, out, NULL, tries, passes, err);
+    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, deadline, NULL, out, NULL, tries, passes, err);
+}
+
+int xe_heur_greedy_random_ex(const xe_instance *in, uint64_t seed, double max_seconds, xe_stages *out, int *tries,
+                             long *passes, xe_err *err)
+{
+    return greedy_random(in, seed, max_seconds, INFINITY, out, tries, passes, err);
 }
 
 int xe_heur_greedy_random_within(const xe_instance *in, uint64_t seed, double max_seconds, double deadline,
                                  xe_stages *out, int *tries, xe_err *err)
 {
-    if (!(max_seconds >= 0) || !isfinite(max_seconds) || isnan(deadline)) {
-        memset(out, 0, sizeof *out);
-        return xe_err_set(err, XE_EINVAL, "greedy: randomised restarts need a finite time >= 0 s, not %g",
-                          max_seconds);
-    }
-    return greedy_run(in, XE_GREEDY_NOISE, seed, max_seconds, 0, deadline, NULL, out, NULL, tries, NULL, err);
+    return greedy_random(in, seed, max_seconds, deadline, out, tries, NULL, err);
 }

@@ -669,13 +669,14 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * until 2026-12-05: FCN-8 on gpu+cpu at 70%, the greedy's gap 8.5e-12, 20 s with a
      * 20-s limit; auto and lns stop there, LNS with "bound reached"); with no_start the
      * caller asked for the MILP from nothing, which runs */
-    if (!skip_milp && best && !o->no_start && xe_plan_rel_gap(best_cost, fmin(lb, lb_index)) <= o->rel_gap) {
+    double start_gap = xe_plan_rel_gap(best_cost, fmin(lb, lb_index)); /* the union's bound once reordered */
+    if (!skip_milp && best && !o->no_start && start_gap <= o->rel_gap) {
         if (o->phase) o->phase(o->ctx, "milp"); /* its row, like every phase's, after its callback */
         xe_plan_row mr0 = {.method = "milp",
                            .status = "not run (the schedule in hand is proven within --gap by the bound)",
                            .objective = INFINITY,
                            .bound = fmin(lb, lb_index),
-                           .gap = xe_plan_rel_gap(best_cost, fmin(lb, lb_index)),
+                           .gap = start_gap,
                            .milp_status = -1};
         xe_plan_emit(o, res, &mr0);
         res->milp_status = XE_MILP_OPTIMAL;
@@ -785,7 +786,7 @@ out:
     o = oall;
     /* and once more: its thread may have ended while the anneal ran */
     if (rc == XE_OK) {
-        int late = xe_plan_search_late(in, o, res, t_start, &bsearch, err);
+        int late = xe_plan_search_late(in, oall, res, t_start, &bsearch, err);
         if (late < 0) rc = late;
     }
     /* the search bound holds for every schedule, so for the class each branch above

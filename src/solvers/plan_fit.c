@@ -40,6 +40,18 @@ int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o)
     return peak > in->dev[d].budget ? d : -1; /* at or above the index order's peak, that order fits */
 }
 
+int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_schedule *s, double *cost, xe_err *err)
+{
+    /* where the order fits, DTR in it evicts nothing: every node once, each output freed
+     * after its last reader, replayed by the simulator before it is returned */
+    int recomputes = 0;
+    int rc = xe_dtr_schedule(in, dev, order, 0, INFINITY, s, cost, &recomputes, err);
+    if (rc == XE_OK && recomputes > 0)
+        rc = xe_err_set(err, XE_EINFEASIBLE, "the order needs %d recomputation%s on %s", recomputes,
+                        recomputes == 1 ? "" : "s", in->dev[dev].name);
+    return rc;
+}
+
 int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
                       double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
 {
@@ -58,12 +70,9 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     xe_schedule s;
     xe_schedule_init(&s);
     if (fr.status == XE_FIT_FOUND) {
-        /* the order fits, so DTR in it evicts nothing: every node once, each output freed
-         * after its last reader, replayed by the simulator before it is returned */
         double c = INFINITY;
-        int recomputes = 0;
-        rc = xe_dtr_schedule(in, dev, order, 0, INFINITY, &s, &c, &recomputes, &e2);
-        if (rc == XE_OK && recomputes == 0) { /* replaces the schedule in hand */
+        rc = xe_plan_once_in_order(in, dev, order, &s, &c, &e2);
+        if (rc == XE_OK) { /* replaces the schedule in hand */
             xe_schedule_clear(ev);
             *ev = s;
             xe_schedule_init(&s);
@@ -72,9 +81,9 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
             xe_plan_trace(res, *t_ev, c);
             if (res->peak_index <= 0) res->peak_index = xe_instance_norecompute_peak(g);
             res->peak_order = fr.peak;
-        } else if (rc == XE_OK || rc == XE_EINFEASIBLE) { /* the order's peak was checked: cannot happen */
-            rc = xe_err_set(err, XE_EINTERNAL, "plan: the fit order (peak %lld B) did not replay within %lld B%s%s",
-                            (long long)fr.peak, (long long)in->dev[dev].budget, rc ? ": " : "", rc ? e2.msg : "");
+        } else if (rc == XE_EINFEASIBLE) { /* the order's peak was checked: cannot happen */
+            rc = xe_err_set(err, XE_EINTERNAL, "plan: the fit order (peak %lld B) did not replay within %lld B: %s",
+                            (long long)fr.peak, (long long)in->dev[dev].budget, e2.msg);
         } else {
             rc = xe_err_set(err, rc, "plan: %s", e2.msg);
         }

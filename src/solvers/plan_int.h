@@ -179,9 +179,16 @@ int xe_plan_fit_device(const xe_instance *in);
  * below the index order's no-recomputation peak, reordering allowed, not in feasibility
  * mode, not stopped; -1 where it does not apply. */
 int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o);
+/* Every node computed once in `order` (a topological order of in's n nodes) on device dev,
+ * each output freed after its last reader: xe_dtr_schedule in that order, which evicts
+ * nothing where the order's no-recomputation peak fits dev's budget (the simulator
+ * replays it). *s (caller-initialised) receives the events, *cost their seconds. XE_OK;
+ * XE_EINFEASIBLE where the order does not fit (DTR recomputed, or found nothing within
+ * the budget); XE_ENOMEM and DTR's other codes, err set. The fit-order phase's and the
+ * search bound's late path's schedule. */
+int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_schedule *s, double *cost, xe_err *err);
 /* xe_order_fit at device dev's budget (xe_plan_fit_target) for `seconds`: where an order
- * fits, every node computed once in it on dev (xe_dtr_schedule in that order, which then
- * evicts nothing, replayed by the simulator) replaces the schedule in hand *ev (its old
+ * fits, every node computed once in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old
  * events cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev,
  * traced; res->peak_order its peak. Where none is found all three are left as they were.
  * Emits row "fit-order" (status in res->fit_status). Returns 1 when it found one, 0 when
@@ -266,7 +273,7 @@ int xe_plan_search_order(const xe_instance *in, const xe_plan_opts *o, xe_plan_r
  * bound's row): where the thread has ended since the last boundary, reached every node
  * and its cheapest path has no drops, and the result in hand (res, in in's node ids)
  * costs more than every node once or there is none, every node once in the path's order
- * (xe_dtr_schedule in it, which evicts nothing, the order fitting the budget) becomes
+ * (xe_plan_once_in_order: the order fits the budget) becomes
  * the result (xe_plan_take_dtr, name "search-order", reordered and search_order set),
  * optimal over every schedule; row "search-order". Before 2026-12-05 a path reached
  * after the last boundary was not used (a 1,000-node DAG with --no-fit-order: the thread

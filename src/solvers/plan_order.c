@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xengine/dtr.h"
 #include "xengine/reorder.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
@@ -401,11 +400,10 @@ int xe_plan_search_late(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
         xe_schedule_init(&s);
         xe_err e2 = {{0}};
         double c = INFINITY;
-        int recomputes = 0;
-        int drc = xe_dtr_schedule(in, 0, order, 0, INFINITY, &s, &c, &recomputes, &e2);
+        int drc = xe_plan_once_in_order(in, 0, order, &s, &c, &e2);
         if (drc == XE_ENOMEM) {
             rc = xe_err_set(err, drc, "plan: %s", e2.msg);
-        } else if (drc == XE_OK && recomputes == 0 && c < res->objective) {
+        } else if (drc == XE_OK && c < res->objective) {
             double t = xe_now() - t_start;
             xe_plan_take_dtr(res, &s, c, t, "search-order");
             res->reordered = res->search_order = 1;

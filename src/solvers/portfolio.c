@@ -29,9 +29,9 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
                               v, g->nodes[v].name);
     uint8_t *mark = malloc((size_t)(n ? n : 1));
     int *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
-    double *maxu = malloc((size_t)D * sizeof *maxu);
-    if (!mark || !stack || !maxu || xe_stages_init(out, n, D)) {
-        free(mark), free(stack), free(maxu);
+    double maxu[XE_MAX_DEV];
+    if (!mark || !stack || xe_stages_init(out, n, D)) {
+        free(mark), free(stack);
         xe_stages_clear(out);
         return xe_err_set(err, XE_ENOMEM, "recompute-all: out of memory for %d stages", n);
     }
@@ -57,13 +57,13 @@ int xe_heur_recompute_all(const xe_instance *in, int d, xe_stages *out, int64_t 
     /* its peak, one stage at a time (the whole U took 8 B x n x n x devices) */
     int rc = xe_stages_max_use(in, out, maxu, &e2);
     if (rc) {
-        free(mark), free(stack), free(maxu);
+        free(mark), free(stack);
         xe_stages_clear(out);
         return xe_err_set(err, rc == XE_ENOMEM ? rc : XE_EINTERNAL, "recompute-all on %s: %s", in->dev[d].name,
                           e2.msg);
     }
     double pk = maxu[d];
-    free(mark), free(stack), free(maxu);
+    free(mark), free(stack);
     if (peak) *peak = (int64_t)llround(pk);
     if (pk > (double)in->dev[d].budget) {
         xe_stages_clear(out);

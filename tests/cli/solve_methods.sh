@@ -247,6 +247,29 @@ else
     bad "layered_n120: the message's smallest budget '$said' in: $(cat "$tmp/err")"
 fi
 [ ! -e "$tmp/l.json" ] && ok "layered_n120: no output" || bad "layered_n120: output written"
+# the message's last clause (docs/reorder.md, "In the budget messages"): the lowest
+# budget at which the fit search finds an order; a solve at exactly that budget computes
+# every node once (row fit-order, optimal, the result the simulator replayed), and
+# budget_found_bytes is at most it; with --no-fit-order the clause is left out
+fit=$(grep -oE 'computing every node once fits at [^;]*\(([0-9]+) B\)' "$tmp/err" | grep -oE '\(([0-9]+) B\)' | grep -oE '[0-9]+')
+found=$(grep -o '"budget_found_bytes":[0-9]*' "$tmp/out" | grep -o '[0-9]*$')
+if [ -n "$fit" ] && [ -n "$found" ] && [ "$found" -le "$fit" ] && [ "$fit" -gt 41100 ]; then
+    ok "layered_n120: every node once fits at $fit B (budget_found_bytes $found)"
+else
+    bad "layered_n120: no fit clause ('$fit', found '$found') in: $(cat "$tmp/err")"
+fi
+if [ -n "$fit" ]; then
+    "$xe" solve "$lg" --devices gpu --budget "$fit" --time-limit 1 -o "$tmp/f.json" >"$tmp/fout" 2>"$tmp/ferr"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -qE '^result: [0-9.]+ s \(fit-order\), lower bound [0-9.]+ s, gap 0\.000%: optimal' "$tmp/fout" &&
+        [ -s "$tmp/f.json" ]; then
+        ok "layered_n120 at $fit B: fit-order, optimal, written"
+    else
+        bad "layered_n120 at $fit B: exit $rc: $(cat "$tmp/fout" "$tmp/ferr")"
+    fi
+fi
+"$xe" solve "$lg" --devices gpu --budget 41100 --time-limit 1 --no-fit-order -o "$tmp/l.json" >/dev/null 2>"$tmp/err"
+if grep -q "computing every node once" "$tmp/err"; then bad "--no-fit-order: fit clause still there"; else ok "--no-fit-order: no fit clause"; fi
 # the event-list local search (docs/anneal.md) runs last on one device where no stage
 # schedule is found: layered_n120 at 70000 B (45.6% of its peak, below the portfolio's
 # floor of 62.8%), heuristic mode: its row follows the exact search's, and its schedule,

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "xengine/instance.h"
@@ -94,8 +95,56 @@ static void test_main_path(void **state)
     unlink(out);
 }
 
+/* Budgets and costs a caller sets through the public fields: a negative, zero or NaN
+ * fraction, a negative byte count, are refused by xe_instance_from_recipe (XE_EINVAL),
+ * and xe_plan refuses an instance edited afterwards (budget below 1 B, a cost of 1e30)
+ * with XE_EINVAL instead of an assertion in the chain DP or a CBC abort behind XE_OK
+ * (a new user's find, 2026-12-05). */
+static void test_bad_fields(void **state)
+{
+    (void)state;
+    xe_err err;
+    const double fracs[] = {-0.5, 0.0, NAN};
+    for (int i = 0; i < 4; i++) {
+        xe_graph *g = NULL;
+        assert_int_equal(xe_io_read_graph("tests/data/tiny_graph.json", &g, &err), XE_OK);
+        xe_recipe r;
+        assert_int_equal(xe_recipe_preset("gpu+cpu", 1.0, &r, &err), XE_OK);
+        if (i < 3)
+            r.budget_frac[i == 2 ? 0 : 1] = fracs[i];
+        else
+            r.budget_bytes[0] = -5;
+        if (i == 3) r.budget_frac[0] = -1.0; /* bytes <= 0 fall back to the fraction */
+        xe_instance *in = NULL;
+        assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_EINVAL);
+        assert_non_null(strstr(err.msg, "1 byte"));
+        assert_null(in);
+        xe_graph_free(g);
+    }
+    for (int i = 0; i < 2; i++) {
+        xe_graph *g = NULL;
+        assert_int_equal(xe_io_read_graph("tests/data/tiny_graph.json", &g, &err), XE_OK);
+        xe_recipe r;
+        assert_int_equal(xe_recipe_preset("gpu", 1.0, &r, &err), XE_OK);
+        xe_instance *in = NULL;
+        assert_int_equal(xe_instance_from_recipe(g, &r, &in, &err), XE_OK);
+        if (i == 0)
+            in->dev[0].budget = -1;
+        else
+            in->cost[0] = 1e30;
+        xe_plan_opts o;
+        xe_plan_opts_default(&o);
+        o.time_limit = 5;
+        xe_plan_result res;
+        assert_int_equal(xe_plan(in, &o, &res, &err), XE_EINVAL);
+        assert_non_null(strstr(err.msg, i == 0 ? "budget -1 B" : "is not a number"));
+        xe_plan_result_clear(&res);
+        xe_instance_free(in);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_main_path)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_main_path), cmocka_unit_test(test_bad_fields)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

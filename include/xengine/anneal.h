@@ -31,6 +31,10 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct xe_anneal_opts {
     double time_limit;                   /* seconds, > 0: stops at the first check after it */
     uint64_t seed;                       /* seeds round r with seed + r */
@@ -76,5 +80,9 @@ typedef struct xe_anneal_result {
  * as far as the rounds that fit in the time limit. */
 int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_opts *o, xe_schedule *out,
               xe_anneal_result *res, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

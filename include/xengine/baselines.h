@@ -23,6 +23,10 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A training chain (docs/chain-dp.md): nodes 0..L form a path (node i > 0 reads exactly
  * i-1, node 0 reads nothing); every later node k = L+1..n-1 ("backward") reads k-1 and
  * at most one more node, fread[k-L-1], which is a path node (<= L), with the fread values
@@ -145,5 +149,9 @@ int xe_baseline_run(const xe_instance *in, const char *name, xe_schedule *out, d
  * (before 2026-12-05 a 1,000-node chain ran past 180 s with T = 20). */
 int xe_baseline_run_within(const xe_instance *in, const char *name, double deadline, xe_schedule *out, double *cost,
                            xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include "xengine/instance.h"
 #include "xengine/net.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Work of one node: floating-point operations and bytes read plus written. */
 typedef struct xe_work {
     double flops; /* FLOP (a multiply-add is 2) */
@@ -75,5 +79,9 @@ double xe_cost_roofline(const xe_device_spec *s, const xe_work *w);
  * XE_ENOMEM. */
 int xe_cost_instance(const xe_net *net, xe_graph *g, const xe_train_map *map, const xe_recipe *r,
                      xe_instance **out, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The DTR schedule of `in` computing on device `dev` alone (0 <= dev < in->ndev), every
  * node first computed in the topological order `order` (order[k] = the node first
  * computed k-th; NULL: index order) within in->dev[dev].budget bytes. With offload = 1
@@ -46,5 +50,9 @@
  * a topological permutation; XE_ENOMEM. O(computes x resident tensors x devices). */
 int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, int offload, double deadline, xe_schedule *out,
                     double *cost, int *recomputes, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     XE_OK = 0,
     XE_EIO = -1,         /* file cannot be opened, read or written */
@@ -43,5 +47,9 @@ int xe_err_set(xe_err *err, int code, const char *fmt, ...)
     } while (0)
 void xe_assert_fail(const char *file, int line, const char *cond, const char *msg)
     __attribute__((noreturn));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #include "xengine/net.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- device memory pool -------------------------------------------------------------- */
 
 /* One device's pool: bytes in use and the highest use seen, against a budget. Freed
@@ -207,5 +211,9 @@ void xe_profile_opts_default(xe_profile_opts *o);
  * xe_exec_run. */
 int xe_profile_run(const xe_net *net, const xe_train_map *map, xe_instance *inst,
                    const xe_profile_opts *o, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "xengine/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct xe_gpu xe_gpu; /* opaque: the device, a stream, cuBLAS and cuDNN handles */
 
 /* Number of CUDA devices (0 when there is none or no driver). */
@@ -41,5 +45,9 @@ int xe_gpu_conv2d(xe_gpu *g, const int64_t xdim[4], const int64_t wdim[4], const
 /* Seconds to copy `bytes` host -> GPU and GPU -> host (pinned host memory, median of
  * `runs` >= 1 copies each way). XE_EINVAL, XE_EINTERNAL. */
 int xe_gpu_copy_time(xe_gpu *g, int64_t bytes, int runs, double *h2d, double *d2h, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

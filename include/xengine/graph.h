@@ -12,6 +12,10 @@
 
 #include "xengine/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Largest size of one tensor and of all tensors together, in bytes (2^53, 8 PiB: exact
  * in a double, and sums of sizes cannot overflow int64_t). */
 #define XE_MAX_BYTES (INT64_C(1) << 53)
@@ -89,5 +93,9 @@ int64_t xe_graph_footprint(const xe_graph *g, int v);
 
 /* Sum of mem over all nodes, in bytes. */
 int64_t xe_graph_total_mem(const xe_graph *g);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "xengine/graph.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define XE_MAX_DEV 8
 #define XE_NO_COST (-1.0)
 
@@ -36,9 +40,11 @@ typedef struct xe_instance {
  * copies 0, budgets 0. On failure returns NULL and frees nothing of g. */
 xe_instance *xe_instance_new(xe_graph *g, int ndev);
 
-/* Checks what the planners rely on: every node runnable on at least one device, and
- * every cost and copy cost finite and at most XE_MAX_COST seconds (CBC rejects
- * objective coefficients near 1e25). XE_EINVAL naming the node otherwise. */
+/* Checks what the planners rely on: every node runnable on at least one device, every
+ * cost and copy cost finite and at most XE_MAX_COST seconds (CBC rejects objective
+ * coefficients near 1e25), and every device's budget at least 1 byte (schedule files
+ * refuse 0; xe_instance_new leaves budgets at 0 for the caller to set). XE_EINVAL naming
+ * the node or device otherwise. xe_plan calls it first. */
 #define XE_MAX_COST 1e12
 int xe_instance_validate(const xe_instance *in, xe_err *err);
 
@@ -113,5 +119,9 @@ int xe_recipe_preset(const char *name, double gpu_frac, xe_recipe *out, xe_err *
  * peak) and speeds: *out owns g on success; on failure g stays the caller's and *out is
  * NULL. Errors: XE_EINVAL (bad recipe or graph), XE_ENOMEM. */
 int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

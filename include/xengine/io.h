@@ -13,6 +13,10 @@
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Whether the writers below could write path: not an existing non-regular file (they
  * never replace a device, link or directory), nor an existing file the caller may not
  * write (e.g. mode 444; root may), and a writable directory. XE_EIO with
@@ -153,5 +157,9 @@ int xe_io_parse_budget(const char *what, const char *s, int64_t *bytes, double *
 /* Formats b bytes as "3.06 GiB" (binary units, two decimals; whole bytes below 1 KiB:
  * "512 B") into buf (cap bytes) and returns buf: the sizes of messages and tables. */
 const char *xe_io_bytes(int64_t b, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "xengine/instance.h"
 #include "xengine/stages.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct xe_milp_opts {
     double time_limit; /* wall seconds for building the model and solving it, > 0 (60) */
     double rel_gap;    /* stop when (incumbent - bound) / incumbent <= rel_gap (default 1e-4) */
@@ -113,5 +117,9 @@ int xe_milp_solve(const xe_instance *in, const xe_milp_opts *o, xe_milp_result *
 void xe_milp_result_clear(xe_milp_result *res);
 
 const char *xe_milp_status_str(xe_milp_status s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -37,6 +37,10 @@
 #include "xengine/error.h"
 #include "xengine/graph.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     XE_OP_CONV = 0,          /* X, W[, B] -> Y                     (ONNX Conv) */
     XE_OP_CONV_TRANSPOSE,    /* X, W[, B] -> Y                     (ConvTranspose) */
@@ -285,5 +289,9 @@ int xe_net_inference_graph(const xe_net *net, xe_graph **g, xe_train_map *map, x
 
 /* Frees the map's arrays and zeroes it. */
 void xe_train_map_clear(xe_train_map *map);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

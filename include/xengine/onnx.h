@@ -34,6 +34,10 @@
 #include "xengine/error.h"
 #include "xengine/net.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Reads the ONNX model at `path` into a new net (named after the file, without its
  * directory and ".onnx"), replaces the leading (batch) dimension of the data input (and
  * labels) by `batch` when batch > 0 (0 keeps the file's; a symbolic batch dimension then
@@ -59,5 +63,9 @@ int xe_onnx_read(const char *path, int64_t batch, xe_net **out, xe_err *err);
  * in messages, and as the directory external data locations are relative to. */
 int xe_onnx_read_buffer(const uint8_t *buf, size_t len, const char *label, int64_t batch, xe_net **out,
                         xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -37,6 +37,10 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     XE_PEBBLE_NO = 0,     /* proven: no schedule (of any form) fits */
     XE_PEBBLE_YES = 1,    /* a schedule exists (and is built where asked) */
@@ -137,5 +141,9 @@ typedef struct xe_pebble_stats {
 } xe_pebble_stats;
 int xe_pebble_schedule(xe_pebble *p, const xe_instance *in, int d, double deadline, xe_schedule *out,
                        xe_pebble_answer *answer, int *blocker, xe_pebble_stats *stats, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,12 +9,17 @@
 #define XENGINE_PLAN_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "xengine/error.h"
 #include "xengine/instance.h"
 #include "xengine/milp.h"
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Most rows one call keeps in res->rows (portfolio, chain-dp, reorder, pebbling,
  * greedy-random, orders, search-order, restaged, descent, lp-bound, lns, milp, anneal,
@@ -326,7 +331,7 @@ double xe_plan_physical_bytes(void);
  * (XE_ESOLVER) or a MILP infeasibility claim while a schedule is in hand is not an error:
  * the schedule is kept (res->milp_crashed, res->milp_refuted); a MILP failure with none in
  * hand ends the plan without a schedule (res->milp_error says why). Errors: XE_EINVAL (bad
- * options), XE_ENOMEM; a portfolio failure other than finding nothing ("heuristic
+ * options, or an instance xe_instance_validate refuses), XE_ENOMEM; a portfolio failure other than finding nothing ("heuristic
  * failed: ..."), and LNS or MILP errors with their own messages. */
 int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, xe_err *err);
 
@@ -345,5 +350,9 @@ int xe_plan_result_schedule(const xe_instance *in, const xe_plan_result *res, xe
 /* Frees what res owns (res->sol's matrices and res->events) and zeroes res; safe on a
  * zeroed or already cleared result. */
 void xe_plan_result_clear(xe_plan_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

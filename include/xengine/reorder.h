@@ -24,6 +24,10 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* No-recomputation peak of `order` (order[k] = the node computed k-th; a topological
  * order of g's n nodes): bytes resident at the worst compute when every node is computed
  * once in that order and each output is freed right after its last reader (an output
@@ -119,5 +123,9 @@ int xe_instance_restage(const xe_instance *in, const xe_schedule *s, xe_instance
  * empty nodes and renames node k to map[k]. In place; what remains is valid for in
  * exactly when s was for the restaged instance (the empty nodes hold no bytes). */
 void xe_schedule_unrestage(xe_schedule *s, const int *map);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

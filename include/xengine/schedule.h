@@ -10,6 +10,10 @@
 
 #include "xengine/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { XE_EV_COMPUTE = 0, XE_EV_COPY = 1, XE_EV_FREE = 2 } xe_event_kind;
 
 typedef struct xe_event {
@@ -33,5 +37,9 @@ int xe_schedule_push(xe_schedule *s, xe_event_kind kind, int node, int dev, int 
 /* Appends every event of src to s, in order; XE_ENOMEM when growth fails (s then keeps
  * its length from before the call). */
 int xe_schedule_append(xe_schedule *s, const xe_schedule *src);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct xe_sim_device {
     int64_t peak;        /* bytes: highest resident total on this device */
     double compute_time; /* seconds of computes run on this device */
@@ -55,5 +59,9 @@ typedef struct xe_sim_step {
  * are left as they were. Same return values, messages and result as xe_sim_run. */
 int xe_sim_run_trace(const xe_instance *in, const xe_schedule *s, xe_sim_result *res,
                      xe_sim_step *trace, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

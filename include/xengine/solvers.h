@@ -4,11 +4,16 @@
 #define XENGINE_SOLVERS_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "xengine/instance.h"
 #include "xengine/milp.h"
 #include "xengine/sim.h"
 #include "xengine/stages.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Greedy stage-by-stage heuristic (docs/heuristic.md): in stage t, t runs on the fastest
  * device where it fits; missing inputs are copied in or recomputed; checkpoints are kept
@@ -533,5 +538,9 @@ int xe_descent_confirm_infeasible(const xe_instance *in, double max_seconds, int
  * below footprints, fewer R). Above about 40,000, CBC rarely finishes the root LP in a
  * minute on this machine. */
 int64_t xe_milp_binary_estimate(const xe_instance *in);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct xe_stages {
     int n, ndev;
     uint8_t *R; /* [n][n][ndev] */
@@ -96,5 +100,9 @@ int xe_stages_from_schedule(const xe_instance *in, const xe_schedule *s, xe_stag
  * it earlier; the prune drops such checkpoints (and whatever else nothing reads), so
  * that the check sees no more bytes than the list held (xe_instance_restage). */
 int xe_stages_from_schedule_ex(const xe_instance *in, const xe_schedule *s, int prune, xe_stages *out, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

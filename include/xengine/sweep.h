@@ -30,6 +30,10 @@
 #include "xengine/schedule.h"
 #include "xengine/stages.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     XE_SWEEP_PLANNER = 0,
     XE_SWEEP_GPU_ONLY,
@@ -146,5 +150,9 @@ int xe_sweep_max_batch(xe_sweep_build_fn build, void *ctx, int m, const xe_sweep
  * 1 is ruled out already. Same search as xe_sweep_max_batch; *probes (may be NULL) =
  * instances built. Build errors are returned as they are. */
 int xe_sweep_batch_upper(xe_sweep_build_fn build, void *ctx, int64_t limit, int64_t *ub, int *probes, xe_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -55,6 +55,10 @@ int xe_instance_validate(const xe_instance *in, xe_err *err)
         }
         if (!runs) return xe_err_set(err, XE_EINVAL, "node %d (%s) can run on no device", v, g->nodes[v].name);
     }
+    for (int d = 0; d < in->ndev; d++) /* schedule files and the executor refuse 0 B too */
+        if (in->dev[d].budget < 1)
+            return xe_err_set(err, XE_EINVAL, "device %s: budget %lld B: must be at least 1 byte", in->dev[d].name,
+                              (long long)in->dev[d].budget);
     return XE_OK;
 }
 
@@ -145,7 +149,7 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
         memcpy(in->dev[d].name, r->name[d], sizeof in->dev[d].name);
         in->dev[d].kind = r->kind[d];
         double b = r->budget_bytes[d] > 0 ? (double)r->budget_bytes[d] : xe_budget_of_frac(r->budget_frac[d], peak);
-        if (!(b <= 9e18)) {
+        if (b > 9e18) { /* NaN goes on to the "at least 1 byte" below */
             in->g = NULL;
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL, "device %s: budget above 9e18 bytes", r->name[d]);
@@ -153,13 +157,18 @@ int xe_instance_from_recipe(xe_graph *g, const xe_recipe *r, xe_instance **out, 
         /* a fraction of a 0-B peak (a graph of 0-B tensors): 1 B, the least budget a device
          * may have (schedule files and the executor refuse 0; a new user's 0-B graph at
          * 50% was planned with budget 0, and `simulate` refused the file written) */
-        if (!(b >= 1) && peak == 0 && r->budget_bytes[d] <= 0) b = 1;
+        if (!(b >= 1) && peak == 0 && r->budget_bytes[d] <= 0 && r->budget_frac[d] >= 0) b = 1;
         if (!(b >= 1) && peak > 0 && r->budget_bytes[d] <= 0 && r->budget_frac[d] > 0) {
             in->g = NULL;
             xe_instance_free(in);
             return xe_err_set(err, XE_EINVAL,
                               "device %s: budget %.6g%% of the no-recomputation peak (%lld B) is less than 1 byte",
                               r->name[d], 100.0 * r->budget_frac[d], (long long)peak);
+        }
+        if (!(b >= 1)) { /* a negative or zero fraction or byte count set in the recipe by hand */
+            in->g = NULL;
+            xe_instance_free(in);
+            return xe_err_set(err, XE_EINVAL, "device %s: budget %.6g B: must be at least 1 byte", r->name[d], b);
         }
         in->dev[d].budget = (int64_t)b;
         for (int v = 0; v < g->n; v++)

@@ -108,6 +108,11 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         return xe_err_set(err, XE_EINVAL,
                           "plan: bad option %s (mode %d, time limit %g s, gap %g, threads %d, slice %g, %d starts)",
                           bad, (int)o->mode, o->time_limit, o->rel_gap, o->threads, o->slice, o->nstarts);
+    /* an instance built or edited by hand: costs, copy costs and budgets in range (a
+     * negative budget set through the recipe's public fields ended in an assertion of the
+     * chain DP, a cost of 1e30 in a CBC abort behind XE_OK; a new user's find, 2026-12-05) */
+    int vrc = xe_instance_validate(in, err);
+    if (vrc) return vrc;
 
     /* the dense stage matrices: refused at once where they cannot fit, rather than
      * killed by the kernel part way (README, "Status") */

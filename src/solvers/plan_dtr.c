@@ -78,7 +78,7 @@ int xe_plan_dtr_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     } else if (timed_out) {
         snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule within its time");
     } else {
-        snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule: %s", why);
+        snprintf(res->dtr_status, sizeof res->dtr_status, "no schedule: %.*s", (int)sizeof why - 16, why);
     }
     xe_plan_emit_heur(o, res, "dtr", res->dtr_status, *ev_cost, t);
     return XE_OK;

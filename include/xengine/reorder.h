@@ -64,7 +64,8 @@ typedef struct {
 /* A topological order whose no-recomputation peak (xe_order_peak) is at most `target`
  * bytes, by depth-first search over the sets of computed nodes (docs/reorder.md, "Fitting
  * an order to a budget"): children are the nodes whose compute fits, fewest added bytes
- * first; a node that fits and adds no bytes is computed at once (an exchange argument shows
+ * first, with one step of lookahead (plus the least a node each makes available would add
+ * next); a node that fits and adds no bytes is computed at once (an exchange argument shows
  * no order is lost, src/solvers/order_fit.c); sets already searched are skipped (64-bit
  * Zobrist hashes: a collision, odds about states^2 / 2^65, could skip an unsearched set, so
  * XE_FIT_NONE is exact up to that). Stops at the wall-clock deadline (xe_now() seconds),

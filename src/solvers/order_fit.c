@@ -38,6 +38,7 @@ typedef struct {
     int *npl;        /* [n] inputs not computed */
     int *avail, *pos; /* the nodes not computed whose inputs are; pos[v] its index or -1 */
     int navail;
+    int *mult;        /* [n] scratch of fit_lookahead: times u is an input of the child, 0 between calls */
     uint64_t *zob, h; /* Zobrist keys and the hash of D */
     uint64_t *tab;    /* open addressing, 0 empty */
     size_t tabmask, tabcnt, tabmax;
@@ -59,6 +60,34 @@ static int64_t fit_delta(const fit_ctx *c, int v)
     for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
         if (c->rem[g->pred[j]] == 1) d -= g->nodes[g->pred[j]].mem;
     return d;
+}
+
+/* One step of lookahead for a child v (its inputs in D): the least of 0 and the bytes
+ * that a node w which v's compute makes available (v its last input not computed) would
+ * add right after it: mem(w) when something reads w, less the inputs of w it would be
+ * the last reader of then (v itself when w is its only reader left; an input u of both
+ * when v and w are its last readers). Children are ranked by fit_delta plus this: a node
+ * that adds bytes but lets a freeing node follow comes before one that adds as many and
+ * leads nowhere. On a generated 1,000-node layered DAG (tools/layered_dag.py 1000
+ * --seed 3) the first order within 57% of the graph order's peak comes after 0.3 s,
+ * where without it none came in 3 s (docs/reorder.md). */
+static int64_t fit_lookahead(fit_ctx *c, int v)
+{
+    const xe_graph *g = c->g;
+    int64_t best = 0;
+    for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) c->mult[g->pred[j]]++;
+    for (int j = g->succ_off[v]; j < g->succ_off[v + 1]; j++) {
+        int w = g->succ[j];
+        if (c->npl[w] != 1) continue; /* still waits for another input (or v twice) */
+        int64_t d = g->succ_off[w + 1] > g->succ_off[w] ? g->nodes[w].mem : 0;
+        for (int q = g->pred_off[w]; q < g->pred_off[w + 1]; q++) {
+            int u = g->pred[q];
+            if (u == v ? c->rem[v] == 1 : c->rem[u] - c->mult[u] == 1) d -= g->nodes[u].mem;
+        }
+        if (d < best) best = d;
+    }
+    for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) c->mult[g->pred[j]] = 0;
+    return best;
 }
 
 static void avail_add(fit_ctx *c, int v)
@@ -150,7 +179,8 @@ static int fit_seen(fit_ctx *c)
 }
 
 /* A frame for the current state: its children are the nodes that fit, fewest added bytes
- * first (ties by index). XE_OK or XE_ENOMEM. */
+ * first, counting one step of lookahead (fit_lookahead; ties by index). XE_OK or
+ * XE_ENOMEM. */
 static int fit_push(fit_ctx *c)
 {
     int n = c->g->n;
@@ -171,7 +201,7 @@ static int fit_push(fit_ctx *c)
     for (int k = 0; k < c->navail; k++) {
         int v = c->avail[k];
         if (c->R + c->g->nodes[v].mem > c->target) continue;
-        int64_t d = fit_delta(c, v);
+        int64_t d = fit_delta(c, v) + fit_lookahead(c, v);
         size_t j = f->cand + (size_t)f->ncand++;
         /* insertion: children are few (the graph's width) */
         while (j > f->cand && (c->pkey[j - 1] > d || (c->pkey[j - 1] == d && c->pool[j - 1] > v))) {
@@ -190,6 +220,7 @@ static void fit_free(fit_ctx *c)
 {
     free(c->rem);
     free(c->npl);
+    free(c->mult);
     free(c->avail);
     free(c->pos);
     free(c->zob);
@@ -252,12 +283,13 @@ int xe_order_fit(const xe_graph *g, int64_t target, double deadline, const volat
     size_t nn = (size_t)n + 1;
     c.rem = malloc(nn * sizeof *c.rem);
     c.npl = malloc(nn * sizeof *c.npl);
+    c.mult = calloc(nn, sizeof *c.mult);
     c.avail = malloc(nn * sizeof *c.avail);
     c.pos = malloc(nn * sizeof *c.pos);
     c.zob = malloc(nn * sizeof *c.zob);
     c.tab = calloc(c.tabmask + 1, sizeof *c.tab);
     c.fr = malloc(nn * sizeof *c.fr);
-    if (!c.rem || !c.npl || !c.avail || !c.pos || !c.zob || !c.tab || !c.fr) {
+    if (!c.rem || !c.npl || !c.mult || !c.avail || !c.pos || !c.zob || !c.tab || !c.fr) {
         fit_free(&c);
         return xe_err_set(err, XE_ENOMEM, "order fit: out of memory");
     }

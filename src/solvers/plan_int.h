@@ -171,10 +171,12 @@ void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double 
  * at 60% (0.3 s before its lookahead), 0.3 s at 57%. */
 #define XE_PLAN_FIT_S 0.1
 #define XE_PLAN_FIT_BIG_S 0.5
-/* on those graphs where DTR found nothing, at most this (and half the limit): the order
- * may be the only schedule there (a generated 5,000-node layered DAG at 70% on one GPU:
- * the fit search's first order after 0.63 s, DTR thrashing, the stage phases finding
- * nothing in 9.5 s) */
+/* on those graphs where DTR found nothing, XE_PLAN_FIT_BIG_S per 1,000 nodes, at most
+ * this (and half the limit): the order may be the only schedule there (a generated
+ * 5,000-node layered DAG at 70% on one GPU: the fit search's first order after 0.63 s,
+ * DTR thrashing, the stage phases finding nothing in 9.5 s), while on 1,000 nodes below
+ * the least order's peak the exact search's schedule waits for it (2 s delayed the first
+ * schedule of a 1,000-node DAG at 55% by 1.5 s) */
 #define XE_PLAN_FIT_NODTR_S 2.0
 /* The device on which every node once costs the bound over every schedule
  * (xe_bound_cheapest: it runs every node at its cheapest), the lowest such index; -1 for

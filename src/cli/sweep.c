@@ -340,6 +340,10 @@ static int sweep_budgets(opts *o)
     for (int i = 0; i < np; i++) {
         p[i].pct = o->from + dir * o->step * i;
         p[i].budget = (int64_t)xe_budget_of_frac(p[i].pct / 100.0, peak);
+        /* at least 1 B, as xe_instance_from_recipe gives a 0-B peak's fraction (xe_plan
+         * refuses a budget of 0; a graph of 0-B tensors at 50%, or 0.01% of a small peak
+         * on gpu+cpu, where the CPU then computes everything) */
+        if (p[i].budget < 1) p[i].budget = 1;
     }
     for (int k = 0; k < np && !code; k++) {
         int i = dir < 0 ? np - 1 - k : k;
@@ -551,6 +555,7 @@ static int sweep_max_batch(opts *o)
         double frac = 0;
         rc = xe_io_parse_budget("--budget", o->io.budget, &bytes, &frac, &err);
         if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : (int64_t)xe_budget_of_frac(frac, peak);
+        if (rc == XE_OK && in->dev[so.swept].budget < 1) in->dev[so.swept].budget = 1; /* as above */
     }
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);

@@ -249,5 +249,17 @@ check "gnuplot failing: exit 5" "$?" 5
 check "gnuplot failing: the error names the image" \
   "$(grep -c "^xengine: error: $tmp/fg.png: gnuplot ($tmp/fakegp) exited with status 1: line 3: some error" "$tmp/err")" 1
 
+# a point whose budget works out below 1 B is planned at 1 B (xe_plan refuses 0 since
+# 2026-12-05; a review found sweep failing there): a graph of 0-B tensors at 50% is every
+# node once on the GPU, 9.75 ms; 0.01% of the tiny graph's peak on gpu+cpu is everything
+# on the CPU, 78 ms
+sed -E 's/"mem": [0-9]+/"mem": 0/' tests/data/tiny_graph.json >"$tmp/zero.json"
+"$xe" sweep "$tmp/zero.json" --devices gpu --from 50 --to 50 --step 10 --time-limit 0 >"$tmp/out" 2>"$tmp/err"
+check "0-B graph at 50%: exit 0" "$?" 0
+check "0-B graph at 50%: 1 B, 9.75 ms" "$(grep -cE '^ +50% +1 B +0\.009750 ' "$tmp/out")" 1
+"$xe" sweep tests/data/tiny_graph.json --devices gpu+cpu --from 0.01 --to 0.01 --step 1 --time-limit 0 >"$tmp/out" 2>"$tmp/err"
+check "gpu+cpu at 0.01%: exit 0" "$?" 0
+check "gpu+cpu at 0.01%: 1 B, all on the CPU, 78 ms" "$(grep -cE '^ +0\.01% +1 B +0\.078000 ' "$tmp/out")" 1
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

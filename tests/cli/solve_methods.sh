@@ -259,29 +259,26 @@ if [ -n "$fit" ] && [ -n "$found" ] && [ "$found" -le "$fit" ] && [ "$fit" -gt 4
 else
     bad "layered_n120: no fit clause ('$fit', found '$found') in: $(cat "$tmp/err")"
 fi
-if [ -n "$fit" ]; then
-    "$xe" solve "$lg" --devices gpu --budget "$fit" --time-limit 10 -o "$tmp/f.json" >"$tmp/fout" 2>"$tmp/ferr"
-    rc=$?
-    if [ $rc -eq 0 ] && grep -qE '^result: [0-9.]+ s \([^)]+\), lower bound [0-9.]+ s, gap 0\.000%: optimal' "$tmp/fout" &&
-        grep -qE '^ +120 computes \(0 recomputations\)' "$tmp/fout" && [ -s "$tmp/f.json" ]; then
-        ok "layered_n120 at $fit B: every node once, optimal, written"
+# once_optimal NAME GRAPH BUDGET NODES ROW: solve GRAPH on one GPU at BUDGET with a 10-s
+# limit; exit 0, the result optimal (gap 0) from ROW (an extended regex for the name in
+# parentheses), NODES computes without recomputation, the schedule written
+once_optimal() {
+    "$xe" solve "$2" --devices gpu --budget "$3" --time-limit 10 -o "$tmp/o1.json" >"$tmp/o1out" 2>"$tmp/o1err"
+    local rc=$?
+    if [ $rc -eq 0 ] && grep -qE "^result: [0-9.]+ s \\($5\\), lower bound [0-9.]+ s, gap 0\\.000%: optimal" "$tmp/o1out" &&
+        grep -qE "^ +$4 computes \\(0 recomputations\\)" "$tmp/o1out" && [ -s "$tmp/o1.json" ]; then
+        ok "$1: every node once, optimal, written"
     else
-        bad "layered_n120 at $fit B: exit $rc: $(cat "$tmp/fout" "$tmp/ferr")"
+        bad "$1: exit $rc: $(cat "$tmp/o1out" "$tmp/o1err")"
     fi
-fi
+}
+[ -n "$fit" ] && once_optimal "layered_n120 at $fit B" "$lg" "$fit" 120 '[^)]+'
 # the fit search with its lookahead (docs/reorder.md, "Fitting an order to a budget") on
 # a generated 1,000-node DAG at 58% of its graph order's peak, one GPU: DTR thrashes
 # there and the stage greedy finds nothing; the order (0.07 s in a Release build, 0.47 s
 # before the lookahead) gives every node once, optimal, the result written
 python3 tools/layered_dag.py 1000 --seed 3 >"$tmp/dag.json"
-"$xe" solve "$tmp/dag.json" --devices gpu --budget 58% --time-limit 10 -o "$tmp/d.json" >"$tmp/dout" 2>"$tmp/derr"
-rc=$?
-if [ $rc -eq 0 ] && grep -qE '^result: [0-9.]+ s \(fit-order\), lower bound [0-9.]+ s, gap 0\.000%: optimal' "$tmp/dout" &&
-    grep -qE '^ +1000 computes \(0 recomputations\)' "$tmp/dout" && [ -s "$tmp/d.json" ]; then
-    ok "1,000-node DAG at 58%: fit-order, every node once, optimal"
-else
-    bad "1,000-node DAG at 58%: exit $rc: $(cat "$tmp/dout" "$tmp/derr")"
-fi
+once_optimal "1,000-node DAG at 58% (fit-order)" "$tmp/dag.json" 58% 1000 'fit-order'
 "$xe" solve "$lg" --devices gpu --budget 41100 --time-limit 1 --no-fit-order -o "$tmp/l.json" >/dev/null 2>"$tmp/err"
 if grep -q "computing every node once" "$tmp/err"; then bad "--no-fit-order: fit clause still there"; else ok "--no-fit-order: no fit clause"; fi
 # the event-list local search (docs/anneal.md) runs last on one device where no stage

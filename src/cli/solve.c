@@ -182,6 +182,10 @@ static void print_result(const char *name, double objective, double bound, doubl
  * only, before the flag). The process-wide state a signal handler needs, as it can reach
  * nothing else; only `xengine solve` installs the handler, around xe_plan. */
 static volatile sig_atomic_t interrupted;
+/* 1 once the schedule is written: a later SIGINT or SIGTERM changes nothing (under load a
+ * second signal of a pair arrived after the write and, the handlers restored, ended the
+ * process with 143 although its schedule was on disk) */
+static volatile sig_atomic_t written;
 static struct timespec first_signal;
 
 /* A second SIGINT or SIGTERM this soon after the first is the same interrupt delivered
@@ -192,6 +196,7 @@ static struct timespec first_signal;
 
 static void on_sigint(int sig)
 {
+    if (written) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (!interrupted) {
@@ -548,6 +553,7 @@ static int solve_baseline(const xe_instance *in, const char *graph, const char *
              "\"solve_time_s\": %.6f, \"milp_status\": \"skipped\", \"validated_by\": \"xengine simulator\"%s}",
              name, srp->total_time, t, batch_key(batch, inference, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, srp, extra, &err);
+    if (rc == XE_OK) written = 1;
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         xe_schedule_clear(&sched);
@@ -942,6 +948,7 @@ int xe_cli_solve(int argc, char **argv)
              heur_only ? "skipped" : pr.milp_killed ? "stopped at the time limit" : xe_milp_status_str(pr.milp_status),
              batch_key(batch, io.inference, bk, sizeof bk));
     rc = xe_io_write_schedule(out, in, &sched, &sr, extra, &err);
+    if (rc == XE_OK) written = 1;
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
         code = xe_cli_write_exit_code(rc);
@@ -973,8 +980,9 @@ int xe_cli_solve(int argc, char **argv)
     printf("wrote %s (%d events)\n", out, sched.len);
     code = XE_EXIT_OK;
 done:
-    if (handler) sigaction(SIGINT, &old_sa, NULL);
-    if (term_handler) sigaction(SIGTERM, &old_term, NULL);
+    /* the handlers stay where the schedule is written: they ignore what comes now */
+    if (handler && !written) sigaction(SIGINT, &old_sa, NULL);
+    if (term_handler && !written) sigaction(SIGTERM, &old_term, NULL);
     if (json) {
         fflush(stdout);
         if (saved_stdout >= 0) {

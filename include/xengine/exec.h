@@ -160,8 +160,9 @@ int xe_exec_run(const xe_net *net, const xe_train_map *map, const xe_instance *i
                 xe_exec_result *res, xe_err *err);
 
 /* The keep-everything schedule on device d: every node computed once in index order,
- * each output freed after its last user (outputs without users right away). Appended
- * to out. XE_ENOMEM. */
+ * each output freed after its last user (outputs without users right away): the case of
+ * xe_exec_keep_all_placed with every node on d. Appended to out. XE_EINVAL (d outside
+ * 0..XE_MAX_DEV-1), XE_ENOMEM. */
 int xe_exec_keep_all_schedule(const xe_graph *g, int d, xe_schedule *out, xe_err *err);
 
 /* The keep-everything schedule with node v computed on device dev_of[v] (dev_of[n],

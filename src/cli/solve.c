@@ -786,12 +786,13 @@ int xe_cli_solve(int argc, char **argv)
     int handler = 0, term_handler = 0;
 
     double t_start = xe_now(); /* solve_time_s and --time-limit count from here, the instance read */
+    const int fit_ok = fit_hint_ok(in, &po); /* the budget messages' every-node-once clause */
     /* 1. cheap infeasibility proof: a node no device can hold with its inputs */
     int64_t lo = 0;
     int rc = xe_budget_range(in, 0, &lo, NULL, &err);
     if (rc == XE_OK && in->dev[0].budget < lo) {
-        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start), 0.0,
-                          fit_hint_ok(in, &po), &js);
+        report_infeasible(in, io.graph, "a node does not fit with its inputs", hint_s(&po, t_start), 0.0, fit_ok,
+                          &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -851,7 +852,7 @@ int xe_cli_solve(int argc, char **argv)
         char why[256];
         snprintf(why, sizeof why, "no schedule of any form fits: %.64s cannot be computed within it, proven by "
                  "exhaustive search", pr.blocker >= 0 ? in->g->nodes[pr.blocker].name : "a node");
-        report_infeasible(in, io.graph, why, hint_s(&po, t_start), run_s, fit_hint_ok(in, &po), &js);
+        report_infeasible(in, io.graph, why, hint_s(&po, t_start), run_s, fit_ok, &js);
         code = XE_EXIT_INFEASIBLE;
         goto done;
     }
@@ -863,7 +864,7 @@ int xe_cli_solve(int argc, char **argv)
                         "the MILP over stage schedules), and schedules outside the stage structure %s%s\n",
                 io.graph, in->ndev == 1 ? "were not decided within the time limit (docs/pebble.md)"
                                         : "are not searched with several devices",
-                budget_hint(in, hint_s(&po, t_start), run_s, fit_hint_ok(in, &po), hint, sizeof hint, &js));
+                budget_hint(in, hint_s(&po, t_start), run_s, fit_ok, hint, sizeof hint, &js));
         code = XE_EXIT_TIMEOUT;
         goto done;
     }
@@ -874,7 +875,7 @@ int xe_cli_solve(int argc, char **argv)
                         "raise the budget%s\n",
                 io.graph, pr.dtr_skip + (strncmp(pr.dtr_skip, "not run: ", 9) ? 0 : 9),
                 !strncmp(pr.dtr_status, "no schedule: ", 13) ? "found none" : pr.dtr_status,
-                budget_hint(in, hint_s(&po, t_start), run_s, fit_hint_ok(in, &po), hint, sizeof hint, &js));
+                budget_hint(in, hint_s(&po, t_start), run_s, fit_ok, hint, sizeof hint, &js));
         code = XE_EXIT_TIMEOUT;
         goto done;
     }
@@ -897,12 +898,12 @@ int xe_cli_solve(int argc, char **argv)
                     io.graph, when, pr.heur_interrupted ? "was interrupted before it found one" : "found none either",
                     desc ? "; budget descent ended " : "", desc ? desc + 6 : "", failed,
                     pr.milp_error[0] ? pr.milp_error : "", pr.milp_error[0] ? "" : "--time-limit or ",
-                    budget_hint(in, hint_s(&po, t_start), run_s, fit_hint_ok(in, &po), hint, sizeof hint, &js));
+                    budget_hint(in, hint_s(&po, t_start), run_s, fit_ok, hint, sizeof hint, &js));
         } else {
             fprintf(stderr, "xengine: error: %s: the heuristic portfolio found no schedule (this proves nothing: "
                             "run with --method auto or lns for budget descent, LNS and the MILP, or raise the "
                             "budget)%s\n", io.graph,
-                    budget_hint(in, hint_s(&po, t_start), run_s, fit_hint_ok(in, &po), hint, sizeof hint, &js));
+                    budget_hint(in, hint_s(&po, t_start), run_s, fit_ok, hint, sizeof hint, &js));
         }
         code = XE_EXIT_TIMEOUT;
         goto done;

@@ -293,6 +293,16 @@ static int sweep_points(const opts *o)
     return np;
 }
 
+/* The swept device's budget at a fraction of the no-recomputation peak, bytes, at least
+ * 1 B as xe_instance_from_recipe gives a 0-B peak's fraction (xe_plan refuses a budget of
+ * 0: a graph of 0-B tensors at 50%, or 0.01% of a small peak on gpu+cpu, where the CPU
+ * then computes everything). */
+static int64_t point_budget(double frac, int64_t peak)
+{
+    int64_t b = (int64_t)xe_budget_of_frac(frac, peak);
+    return b < 1 ? 1 : b;
+}
+
 static int sweep_budgets(opts *o)
 {
     xe_instance *in = NULL;
@@ -339,11 +349,7 @@ static int sweep_budgets(opts *o)
     double seed_ev_cost = INFINITY, keep_ev_cost = INFINITY;
     for (int i = 0; i < np; i++) {
         p[i].pct = o->from + dir * o->step * i;
-        p[i].budget = (int64_t)xe_budget_of_frac(p[i].pct / 100.0, peak);
-        /* at least 1 B, as xe_instance_from_recipe gives a 0-B peak's fraction (xe_plan
-         * refuses a budget of 0; a graph of 0-B tensors at 50%, or 0.01% of a small peak
-         * on gpu+cpu, where the CPU then computes everything) */
-        if (p[i].budget < 1) p[i].budget = 1;
+        p[i].budget = point_budget(p[i].pct / 100.0, peak);
     }
     for (int k = 0; k < np && !code; k++) {
         int i = dir < 0 ? np - 1 - k : k;
@@ -554,8 +560,7 @@ static int sweep_max_batch(opts *o)
         int64_t bytes = 0;
         double frac = 0;
         rc = xe_io_parse_budget("--budget", o->io.budget, &bytes, &frac, &err);
-        if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : (int64_t)xe_budget_of_frac(frac, peak);
-        if (rc == XE_OK && in->dev[so.swept].budget < 1) in->dev[so.swept].budget = 1; /* as above */
+        if (rc == XE_OK) in->dev[so.swept].budget = bytes ? bytes : point_budget(frac, peak);
     }
     if (rc) {
         fprintf(stderr, "xengine: error: %s\n", err.msg);
@@ -671,7 +676,8 @@ static int sweep_max_batch(opts *o)
             printf("%s{\"method\": \"%s\", \"status\": \"%s\", \"max_batch\": %lld, \"cost_s\": %s, "
                    "\"gpu_peak_bytes\": %lld}",
                    m ? ", " : "", xe_sweep_method_name(m),
-                   max_batch_status(&cells[m], mb[m], o->batch_limit), (long long)mb[m], mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
+                   max_batch_status(&cells[m], mb[m], o->batch_limit), (long long)mb[m],
+                   mb[m] ? num(cells[m].cost, b1, sizeof b1) : "null", (long long)cells[m].peak);
         printf("]}\n");
     }
     return code;

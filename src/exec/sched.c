@@ -14,14 +14,14 @@ static int push(xe_schedule *s, xe_event_kind k, int v, int d, xe_err *err)
 
 int xe_exec_keep_all_schedule(const xe_graph *g, int d, xe_schedule *out, xe_err *err)
 {
-    for (int v = 0; v < g->n; v++) {
-        int rc = push(out, XE_EV_COMPUTE, v, d, err);
-        for (int p = g->pred_off[v]; !rc && p < g->pred_off[v + 1]; p++)
-            if (xe_graph_last_use(g, g->pred[p]) == v) rc = push(out, XE_EV_FREE, g->pred[p], d, err);
-        if (!rc && xe_graph_nsucc(g, v) == 0) rc = push(out, XE_EV_FREE, v, d, err);
-        if (rc) return rc;
-    }
-    return XE_OK;
+    /* every node on d: xe_exec_keep_all_placed then copies nothing */
+    if (d < 0 || d >= XE_MAX_DEV) return xe_err_set(err, XE_EINVAL, "keep-all schedule: device %d", d);
+    int *dev_of = malloc((size_t)(g->n ? g->n : 1) * sizeof *dev_of);
+    if (!dev_of) return xe_err_set(err, XE_ENOMEM, "out of memory building a schedule");
+    for (int v = 0; v < g->n; v++) dev_of[v] = d;
+    int rc = xe_exec_keep_all_placed(g, dev_of, d + 1, out, err);
+    free(dev_of);
+    return rc;
 }
 
 int xe_exec_keep_all_placed(const xe_graph *g, const int *dev_of, int ndev, xe_schedule *out, xe_err *err)

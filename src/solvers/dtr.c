@@ -39,8 +39,8 @@ typedef struct {
     char *ingarb;         /* [n] listed in garbage */
     int *fnode, *fbase;   /* the stack: node, and where its pins start in pstack */
     int *pstack;          /* inputs brought back for the computes in progress, pinned */
-    int64_t max_computes; /* thrashing: give up beyond it (DTR_MAX_RECOMPUTE_FACTOR) */
-    int64_t max_now;      /* the same for the first computes so far (run() raises it) */
+    int64_t max_now;      /* thrashing: give up beyond it, DTR_MAX_RECOMPUTE_FACTOR per first
+                           * compute so far plus DTR_THRASH_SLACK (run() raises it) */
     double deadline;
     double cost;
     int64_t computes;     /* so far: the step, for staleness and sampling */
@@ -233,7 +233,6 @@ static int run(dtr_state *s, const int *order, int *blocker)
         int v = order ? order[k] : k;
         if ((k & 63) == 0 && xe_now() > s->deadline) return XE_ETIMEOUT;
         s->max_now = (int64_t)DTR_MAX_RECOMPUTE_FACTOR * (k + 1) + DTR_THRASH_SLACK;
-        if (s->max_now > s->max_computes) s->max_now = s->max_computes;
         int rc = materialize(s, v, blocker);
         if (rc) return rc;
         for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
@@ -273,8 +272,7 @@ int xe_dtr_schedule(const xe_instance *in, int dev, const int *order, int offloa
                   .budget = in->dev[dev].budget,
                   .out = out,
                   .deadline = deadline,
-                  .offload = offload && in->ndev > 1,
-                  .max_computes = (int64_t)DTR_MAX_RECOMPUTE_FACTOR * n + DTR_THRASH_SLACK};
+                  .offload = offload && in->ndev > 1};
     size_t ni = (size_t)n + 1;
     s.res = calloc(ni, 1);
     s.pin = calloc(ni, sizeof *s.pin);

@@ -181,6 +181,113 @@ static void test_stop_flag(void **state)
     xe_instance_free(in);
 }
 
+/* xe_order_anneal with a deadline `seconds` away (seed 1, no start unless given); a found
+ * order is topological, its peak reported and within the target. */
+static xe_order_fit_result anneal(const xe_graph *g, int64_t target, const int *start, uint64_t seed,
+                                  double seconds, int *order)
+{
+    xe_order_fit_result r;
+    xe_err err;
+    assert_int_equal(xe_order_anneal(g, target, start, seed, xe_now() + seconds, NULL, order, &r, &err), XE_OK);
+    assert_true(r.status == XE_FIT_FOUND || r.status == XE_FIT_CUT); /* never a proof of none */
+    if (r.status == XE_FIT_FOUND) {
+        assert_true(xe_test_is_topological(g, order));
+        assert_int_equal(xe_order_peak(g, order), r.peak);
+        assert_true(r.peak <= target);
+    }
+    return r;
+}
+
+/* The two-chains graph: the annealing finds its least peak, 12 B, from the index order
+ * (21 B); at 11 B, where no order fits, it runs to its deadline and says CUT; the same
+ * seed gives the same order; a start that is not topological is refused. */
+static void test_anneal_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = two_chains(1);
+    int order[5], again[5];
+    xe_order_fit_result r = anneal(in->g, 12, NULL, 1, 10.0, order);
+    assert_int_equal(r.status, XE_FIT_FOUND);
+    assert_int_equal(r.peak, 12);
+    assert_true(r.states > 0);
+    r = anneal(in->g, 12, NULL, 1, 10.0, again);
+    assert_memory_equal(order, again, sizeof order);
+    double t0 = xe_now();
+    r = anneal(in->g, 11, NULL, 1, 0.05, order);
+    assert_int_equal(r.status, XE_FIT_CUT);
+    assert_true(xe_now() - t0 >= 0.05 && r.states > 0);
+    int bad[5] = {2, 0, 1, 3, 4}; /* a1 before its input a0 */
+    xe_err err;
+    assert_int_equal(xe_order_anneal(in->g, 12, bad, 1, INFINITY, NULL, order, &r, &err), XE_EINVAL);
+    int good[5] = {0, 2, 1, 3, 4}; /* chain by chain: already fits */
+    r = anneal(in->g, 12, good, 1, 10.0, order);
+    assert_int_equal(r.status, XE_FIT_FOUND);
+    assert_memory_equal(order, good, sizeof good);
+    assert_int_equal(r.states, 0); /* no move needed */
+    xe_instance_free(in);
+}
+
+/* The 400 random DAGs of test_vs_enumeration: at the least peak over every topological
+ * order (enumerated) the annealing finds an order of that peak, from the index order, on
+ * every one; one byte below it finds none (there is none) and stops at its deadline. */
+static void test_anneal_vs_enumeration(void **state)
+{
+    (void)state;
+    int below = 0, runs = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        int n = 3 + (int)(seed % 7);
+        double p = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.25 : 1.5 / n;
+        xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
+        assert_non_null(in);
+        const xe_graph *g = in->g;
+        int order[16], used[16] = {0};
+        int64_t least = INT64_MAX;
+        enum_orders(g, order, 0, used, &least);
+        xe_order_fit_result r = anneal(g, least, NULL, seed, 30.0, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        assert_int_equal(r.peak, least);
+        runs += (int)r.sets;
+        below += least < xe_instance_norecompute_peak(g);
+        if (seed % 40 == 0) assert_int_equal(anneal(g, least - 1, NULL, seed, 0.01, order).status, XE_FIT_CUT);
+        xe_instance_free(in);
+    }
+    print_message("anneal vs enumeration: 400 DAGs, the least peak below the index order's on %d, %d runs\n",
+                  below, runs);
+    assert_true(below > 0);
+}
+
+/* Larger random DAGs (300-600 nodes): where the fit search finds an order at a target,
+ * the annealing finds one too, and xe_order_fit_within (search, then annealing) as well;
+ * its search share is enough where the search alone answers in milliseconds. */
+static void test_anneal_large(void **state)
+{
+    (void)state;
+    int tried = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        int n = 300 + (int)(seed * 50);
+        xe_instance *in = xe_test_random_dag(seed, n, 3.0 / n, 1.0);
+        assert_non_null(in);
+        int *order = malloc((size_t)n * sizeof *order);
+        assert_non_null(order);
+        int64_t lp;
+        xe_err err;
+        assert_int_equal(xe_order_low_peak(in->g, seed, 20, INFINITY, order, &lp, &err), XE_OK);
+        xe_order_fit_result r = fit(in->g, lp, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        r = anneal(in->g, lp, NULL, seed, 60.0, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        int annealed = -1;
+        assert_int_equal(xe_order_fit_within(in->g, lp, 60.0, NULL, order, &r, &annealed, &err), XE_OK);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        assert_true(xe_test_is_topological(in->g, order) && xe_order_peak(in->g, order) <= lp);
+        assert_int_equal(annealed, 0); /* the search found it within its share */
+        tried++;
+        free(order);
+        xe_instance_free(in);
+    }
+    assert_int_equal(tried, 6);
+}
+
 static void test_plan_fit_order(void **state)
 {
     (void)state;
@@ -270,6 +377,9 @@ int main(void)
         cmocka_unit_test(test_vs_enumeration),
         cmocka_unit_test(test_list_order_fits),
         cmocka_unit_test(test_stop_flag),
+        cmocka_unit_test(test_anneal_hand),
+        cmocka_unit_test(test_anneal_vs_enumeration),
+        cmocka_unit_test(test_anneal_large),
         cmocka_unit_test(test_plan_fit_order),
         cmocka_unit_test(test_plan_fit_two_devices),
     };

@@ -76,6 +76,38 @@ typedef struct {
  * (docs/reorder.md). XE_EINVAL for a graph not finalized; XE_ENOMEM. */
 int xe_order_fit(const xe_graph *g, int64_t target, double deadline, const volatile sig_atomic_t *stop,
                  size_t max_bytes, int *order, xe_order_fit_result *r, xe_err *err);
+/* A topological order whose no-recomputation peak (xe_order_peak) is at most `target`
+ * bytes, by simulated annealing over orders (docs/reorder.md, "Annealing over orders"):
+ * it lowers the bytes by which the order's computes exceed the target, summed over the
+ * computes, by moving one node at a time within its inputs and readers, 30 positions at
+ * most; runs of 2^17 moves, then twice the previous run's up to 2^20, each cooling from
+ * twice the mean tensor size to 1 byte, alternate between `start` (a topological order
+ * of g's n nodes, or NULL) and the index order, with splitmix64 bits from `seed`
+ * (deterministic for a seed until the deadline cuts). A local search: it never proves that no order fits; it complements
+ * xe_order_fit, which does, and which on large graphs near their least peak runs out of
+ * time first (a 1,000-node layered DAG at 55% of its graph order's peak: found in under
+ * a second here, not by the search in 5 s). Stops at the wall-clock deadline (xe_now()
+ * seconds) or when *stop (may be NULL) becomes nonzero. r->status is XE_FIT_FOUND with
+ * order[n] (caller-owned) and r->peak, or XE_FIT_CUT (order unspecified); r->states
+ * counts the moves tried, r->sets the runs. XE_EINVAL for a graph not finalized or a
+ * start that is not a topological order; XE_ENOMEM; XE_EINTERNAL if an order it took
+ * for fitting does not (a bug). O(n) memory. */
+int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_t seed, double deadline,
+                    const volatile sig_atomic_t *stop, int *order, xe_order_fit_result *r, xe_err *err);
+/* Graphs of at least this many nodes give xe_order_fit_within's search an eighth of its
+ * time and the annealing the rest; smaller ones half and half. */
+#define XE_ORDER_FIT_ANNEAL_N 1000
+/* xe_order_fit for a share of `seconds` (half, an eighth on graphs of XE_ORDER_FIT_ANNEAL_N
+ * nodes or more), then, where it was cut (not where it proved that none fits), xe_order_anneal
+ * from the index order (seed 1) until `seconds` have passed since the call. The search
+ * answers in milliseconds near the least peak of graphs of hundreds of nodes and alone
+ * proves none; the annealing reaches orders the search does not on large graphs (a
+ * 1,000-node layered DAG at 55%: 0.2-0.4 s). The xengine planner's fit-order phase and
+ * `solve`'s budget messages both call it, so a budget the messages name is found again
+ * by a plan given at least as long. r as xe_order_fit's (r->sets the search's sets);
+ * *annealed (may be NULL) 1 when the annealing ran. Errors as the two functions'. */
+int xe_order_fit_within(const xe_graph *g, int64_t target, double seconds, const volatile sig_atomic_t *stop,
+                        int *order, xe_order_fit_result *r, int *annealed, xe_err *err);
 /* The instance relabelled in `order`: node k of *out is node order[k] of in (name, op,
  * sizes, costs and copy costs carried over; edges renumbered), devices and budgets
  * unchanged. order must be a topological order of in's graph (else XE_EINVAL). *out is

@@ -312,8 +312,8 @@ static int64_t dtr_min_budget(const xe_instance *in, int64_t lo, double deadline
 #define SOLVE_FIT_PROBE_S 0.1
 
 /* The smallest target (bytes), by bisection above lo up to the no-recomputation peak
- * `peak`, at which the fit search (xe_order_fit, docs/reorder.md "Fitting an order to a
- * budget") finds a topological order whose every-node-once schedule fits it: a solve of
+ * `peak`, at which the fit search and the annealing over orders (xe_order_fit_within,
+ * docs/reorder.md "Fitting an order to a budget") find a topological order whose every-node-once schedule fits it: a solve of
  * one device at that budget computes every node once, optimal. Each probe gets
  * SOLVE_FIT_PROBE_S and none starts past `deadline` (xe_now() seconds); a probe cut short
  * counts as none found. 0 when none is found below the peak (or out of memory). */
@@ -329,7 +329,7 @@ static int64_t fit_min_budget(const xe_graph *g, int64_t lo, int64_t peak, doubl
         int64_t mid = lo + (hi - lo) / 2;
         xe_order_fit_result fr;
         double dl = fmin(deadline, xe_now() + SOLVE_FIT_PROBE_S);
-        if (xe_order_fit(g, mid, dl, NULL, 0, order, &fr, &e) != XE_OK) break;
+        if (xe_order_fit_within(g, mid, dl - xe_now(), NULL, order, &fr, NULL, &e) != XE_OK) break;
         if (fr.status == XE_FIT_FOUND) {
             found = hi = mid;
         } else {

@@ -202,7 +202,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
          * the order takes 0.3 s, the stage phases find nothing in time) */
         double cap = !big      ? XE_PLAN_FIT_S
                      : dtr.len ? XE_PLAN_FIT_BIG_S
-                               : fmin(XE_PLAN_FIT_NODTR_S, fmax(1.0, in->g->n / 1000.0) * XE_PLAN_FIT_BIG_S);
+                               : fmin(XE_PLAN_FIT_NODTR_S, fmax(1.0, in->g->n / 1000.0) * XE_PLAN_FIT_NODTR_PER_1K_S);
         double frac = big ? (dtr.len ? 0.25 : 0.5) : 0.1;
         double secs = o->time_limit > 0 ? fmin(cap, frac * o->time_limit) : cap;
         rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, &dtr, &dtr_cost, &t_dtr, err);

@@ -62,7 +62,9 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the fit order");
     xe_order_fit_result fr;
     xe_err e2 = {{0}};
-    int rc = xe_order_fit(g, in->dev[dev].budget, t0 + seconds, o->interrupt, 0, order, &fr, &e2);
+    /* the exact search, then annealing over orders (docs/reorder.md) */
+    int annealed = 0;
+    int rc = xe_order_fit_within(g, in->dev[dev].budget, seconds, o->interrupt, order, &fr, &annealed, &e2);
     if (rc) {
         free(order);
         return xe_err_set(err, rc, "plan: %s", e2.msg);
@@ -93,16 +95,16 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (rc) return rc;
     if (fr.status == XE_FIT_FOUND)
         snprintf(res->fit_status, sizeof res->fit_status,
-                 "every node once in an order that fits (peak %.1f%% of the graph order's): optimal",
-                 100.0 * (double)fr.peak / (double)res->peak_index);
+                 "every node once in an order that fits (peak %.1f%% of the graph order's%s): optimal",
+                 100.0 * (double)fr.peak / (double)res->peak_index, annealed ? ", by annealing" : "");
     else if (fr.status == XE_FIT_NONE) /* on one device every schedule recomputes; beside others, copies may do */
         snprintf(res->fit_status, sizeof res->fit_status, "no order fits %s's budget: every one searched (%ld set%s)%s",
                  in->dev[dev].name, fr.sets, fr.sets == 1 ? "" : "s",
                  in->ndev == 1 ? ", recomputation needed" : "");
     else
-        snprintf(res->fit_status, sizeof res->fit_status, "%s (%ld set%s searched)",
+        snprintf(res->fit_status, sizeof res->fit_status, "%s (%ld set%s searched%s)",
                  xe_plan_stopped(o) ? "interrupted" : "no order found within its time", fr.sets,
-                 fr.sets == 1 ? "" : "s");
+                 fr.sets == 1 ? "" : "s", annealed ? ", then annealing" : "");
     int found = fr.status == XE_FIT_FOUND;
     xe_plan_emit_heur(o, res, "fit-order", res->fit_status, found ? *ev_cost : INFINITY, xe_now() - t0);
     return found;

@@ -171,12 +171,13 @@ void xe_plan_take_dtr(xe_plan_result *res, xe_schedule *ev, double cost, double 
  * at 60% (0.3 s before its lookahead), 0.3 s at 57%. */
 #define XE_PLAN_FIT_S 0.1
 #define XE_PLAN_FIT_BIG_S 0.5
-/* on those graphs where DTR found nothing, XE_PLAN_FIT_BIG_S per 1,000 nodes, at most
- * this (and half the limit): the order may be the only schedule there (a generated
- * 5,000-node layered DAG at 70% on one GPU: the fit search's first order after 0.63 s,
- * DTR thrashing, the stage phases finding nothing in 9.5 s), while on 1,000 nodes below
- * the least order's peak the exact search's schedule waits for it (2 s delayed the first
- * schedule of a 1,000-node DAG at 55% by 1.5 s) */
+/* on those graphs where DTR found nothing, XE_PLAN_FIT_NODTR_PER_1K_S per 1,000 nodes, at
+ * most XE_PLAN_FIT_NODTR_S (and half the limit): the order may be the only schedule there
+ * (a generated 5,000-node layered DAG at 60% on one GPU: DTR thrashing, the stage phases
+ * finding nothing in 10 s, the annealing over orders an order in 0.04 s), while where
+ * none is found the exact search's first schedule waits for it (a 1,000-node DAG below
+ * its least peak: 1 s later) */
+#define XE_PLAN_FIT_NODTR_PER_1K_S 1.0
 #define XE_PLAN_FIT_NODTR_S 2.0
 /* The device on which every node once costs the bound over every schedule
  * (xe_bound_cheapest: it runs every node at its cheapest), the lowest such index; -1 for
@@ -194,8 +195,8 @@ int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o);
  * the budget); XE_ENOMEM and DTR's other codes, err set. The fit-order phase's and the
  * search bound's late path's schedule. */
 int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_schedule *s, double *cost, xe_err *err);
-/* xe_order_fit at device dev's budget (xe_plan_fit_target) for `seconds`: where an order
- * fits, every node computed once in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old
+/* xe_order_fit_within at device dev's budget (xe_plan_fit_target) for `seconds` (the
+ * fit search, then annealing over orders): where an order fits, every node computed once in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old
  * events cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev,
  * traced; res->peak_order its peak. Where none is found all three are left as they were.
  * Emits row "fit-order" (status in res->fit_status). Returns 1 when it found one, 0 when

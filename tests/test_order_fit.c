@@ -288,6 +288,53 @@ static void test_anneal_large(void **state)
     assert_int_equal(tried, 6);
 }
 
+/* Tensors so large that the excess summed over the positions passes int64: m = 2,500
+ * pairs a_i (M bytes) -> b_i (1 B), every b_i read by a last node j, M = 2^53 / (m + 1)
+ * (the graph's total near XE_MAX_BYTES). The index order computes every a first, so its
+ * k-th compute holds about k M: over a target of M + m + 1 (a_i b_i pair by pair fits
+ * it, the b's held to the end) its excess sums to about m^2 M / 2 = 2^63.3. The
+ * annealing counts the excess in units of 2^5 bytes there (in bytes the sum overflowed:
+ * under UBSan this test aborted) and ends on the count of positions over the target:
+ * 0.3 s from the index order end cut (the a's are interchangeable, so most moves change
+ * nothing: a plateau this local search does not cross in minutes) with no false
+ * answer, and from the pairwise order it is found at once, with no move. */
+static void test_anneal_huge_tensors(void **state)
+{
+    (void)state;
+    int m = 2500, n = 2 * m + 1;
+    int64_t *mem = malloc((size_t)n * sizeof *mem);
+    double *cost = malloc((size_t)n * sizeof *cost);
+    int *edges = malloc(((size_t)4 * m + 1) * sizeof *edges);
+    int *order = malloc((size_t)n * sizeof *order);
+    assert_true(mem && cost && edges && order);
+    int64_t M = XE_MAX_BYTES / (m + 1);
+    for (int i = 0; i < m; i++) {
+        mem[i] = M, mem[m + i] = 1;
+        edges[4 * i] = i, edges[4 * i + 1] = m + i;         /* a_i -> b_i */
+        edges[4 * i + 2] = m + i, edges[4 * i + 3] = 2 * m; /* b_i -> j */
+    }
+    mem[2 * m] = 1;
+    edges[4 * m] = -1;
+    for (int v = 0; v < n; v++) cost[v] = 1;
+    xe_instance *in = xe_test_array_instance(n, mem, cost, edges, 1);
+    assert_non_null(in);
+    int64_t target = M + m + 1;
+    assert_true((double)m * m * (double)M / 2 > 9.3e18); /* the index order's excess passes INT64_MAX */
+    xe_order_fit_result r = anneal(in->g, target, NULL, 1, 0.3, order); /* checks a found order */
+    assert_true(r.states > 0);
+    int *pairs = malloc((size_t)n * sizeof *pairs);
+    assert_non_null(pairs);
+    for (int i = 0; i < m; i++) pairs[2 * i] = i, pairs[2 * i + 1] = m + i;
+    pairs[2 * m] = 2 * m;
+    r = anneal(in->g, target, pairs, 1, 10.0, order);
+    assert_int_equal(r.status, XE_FIT_FOUND);
+    assert_int_equal(r.states, 0);
+    assert_int_equal(r.peak, M + m); /* at j: the m b's and j; at b_i: a_i, b_i and i earlier b's */
+    free(pairs);
+    free(mem), free(cost), free(edges), free(order);
+    xe_instance_free(in);
+}
+
 static void test_plan_fit_order(void **state)
 {
     (void)state;
@@ -380,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_anneal_hand),
         cmocka_unit_test(test_anneal_vs_enumeration),
         cmocka_unit_test(test_anneal_large),
+        cmocka_unit_test(test_anneal_huge_tensors),
         cmocka_unit_test(test_plan_fit_order),
         cmocka_unit_test(test_plan_fit_two_devices),
     };

@@ -9,7 +9,8 @@
  * after its last reader, one nothing reads right after it is computed).
  *
  * Objective: the excess over the target, E = sum over p of max(0, prof[p] - target); an
- * order with E = 0 fits. A move takes a node v at most W positions from a position p
+ * order with E = 0 fits (counted as the number of positions over the target; E is in
+ * units of 2^shift bytes, shift 0 unless n times the graph's total bytes could overflow). A move takes a node v at most W positions from a position p
  * drawn in proportion to its excess (a Fenwick tree of the excesses; one move in eight
  * from any position instead) and moves it to another place between its last input and
  * its first reader, at most W positions away, so the order stays topological.
@@ -50,6 +51,9 @@ typedef struct {
     int64_t *L, *prof, *save;
     int64_t *fw; /* [n + 1] Fenwick tree of the positions' excesses over the target */
     int fwtop;   /* the largest power of two <= n */
+    int shift;   /* excesses are counted in units of 2^shift bytes (0 unless n x the total
+                    bytes could pass 2^62: the sums stay within int64) */
+    int nover;   /* positions over the target: the order fits when none is */
     uint64_t rng;
 } oa_ctx;
 
@@ -93,7 +97,19 @@ static int64_t oa_step(const oa_ctx *c, int p)
     return d;
 }
 
-static int64_t oa_over(int64_t x, int64_t target) { return x > target ? x - target : 0; }
+/* a position's excess over the target, in units of 2^shift bytes */
+static int64_t oa_over(const oa_ctx *c, int64_t x, int64_t target) { return x > target ? (x - target) >> c->shift : 0; }
+
+/* position p's resident bytes become nw: the tree, the count over the target; returns
+ * the change of the excess */
+static int64_t oa_set(oa_ctx *c, int p, int64_t nw, int64_t target)
+{
+    int64_t d = oa_over(c, nw, target) - oa_over(c, c->prof[p], target);
+    oa_fw_add(c, p, d);
+    c->nover += (nw > target) - (c->prof[p] > target);
+    c->prof[p] = nw;
+    return d;
+}
 
 /* the profile of positions a..b from L[a]; returns the change of the excess */
 static int64_t oa_window(oa_ctx *c, int a, int b, int64_t target)
@@ -101,11 +117,7 @@ static int64_t oa_window(oa_ctx *c, int a, int b, int64_t target)
     int64_t dE = 0;
     for (int p = a; p <= b; p++) {
         if (p > a) c->L[p] = c->L[p - 1] + oa_step(c, p - 1);
-        int64_t nw = c->L[p] + c->g->nodes[c->ord[p]].mem;
-        int64_t d = oa_over(nw, target) - oa_over(c->prof[p], target);
-        dE += d;
-        oa_fw_add(c, p, d);
-        c->prof[p] = nw;
+        dE += oa_set(c, p, c->L[p] + c->g->nodes[c->ord[p]].mem, target);
     }
     return dE;
 }
@@ -127,11 +139,13 @@ static int64_t oa_reset(oa_ctx *c, const int *from, int64_t target)
     memcpy(c->ord, from, (size_t)c->n * sizeof *c->ord);
     for (int p = 0; p < c->n; p++) c->pos[c->ord[p]] = p;
     c->L[0] = 0;
+    c->nover = 0;
     memset(c->fw, 0, ((size_t)c->n + 1) * sizeof *c->fw);
     for (int p = 0; p < c->n; p++) {
         c->prof[p] = c->L[p] + c->g->nodes[c->ord[p]].mem;
-        E += oa_over(c->prof[p], target);
-        oa_fw_add(c, p, oa_over(c->prof[p], target));
+        E += oa_over(c, c->prof[p], target);
+        c->nover += c->prof[p] > target;
+        oa_fw_add(c, p, oa_over(c, c->prof[p], target));
         if (p + 1 < c->n) c->L[p + 1] = c->L[p] + oa_step(c, p);
     }
     return E;
@@ -147,15 +161,15 @@ static int oa_run(oa_ctx *c, const int *from, int64_t target, double t0, long le
     const xe_graph *g = c->g;
     int n = c->n, W = XE_ANNEAL_W;
     int64_t E = oa_reset(c, from, target);
-    for (long it = 0; E > 0; it++) {
+    for (long it = 0; c->nover > 0; it++) {
         if (it >= len) return 0;
         if ((it & 1023) == 0 && ((stop && *stop) || xe_now() >= deadline)) return -1;
         double temp = t0 * (1.0 - (double)it / (double)len);
         if (temp < 1) temp = 1;
         (*moves)++;
         /* around a position drawn in proportion to its excess, one move in eight anywhere */
-        int p = xe_splitmix64(&c->rng) % 8 == 0 ? (int)(xe_splitmix64(&c->rng) % (uint64_t)n)
-                                                : oa_fw_find(c, (int64_t)(xe_splitmix64(&c->rng) % (uint64_t)E));
+        int p = xe_splitmix64(&c->rng) % 8 == 0 || E <= 0 ? (int)(xe_splitmix64(&c->rng) % (uint64_t)n)
+                                                          : oa_fw_find(c, (int64_t)(xe_splitmix64(&c->rng) % (uint64_t)E));
         int q = p - W + (int)(xe_splitmix64(&c->rng) % (uint64_t)(2 * W + 1));
         if (q < 0 || q >= n) continue;
         int v = c->ord[q], lo = -1, hi = n;
@@ -175,9 +189,10 @@ static int oa_run(oa_ctx *c, const int *from, int64_t target, double t0, long le
             E += dE;
         } else { /* undo: the order, the saved profile, L from it */
             oa_move(c, np, q);
-            for (int k = wa; k <= wb; k++) oa_fw_add(c, k, oa_over(c->save[k - wa], target) - oa_over(c->prof[k], target));
-            memcpy(c->prof + wa, c->save, (size_t)(wb - wa + 1) * sizeof *c->save);
-            for (int k = wa + 1; k <= wb; k++) c->L[k] = c->prof[k] - g->nodes[c->ord[k]].mem;
+            for (int k = wa; k <= wb; k++) {
+                oa_set(c, k, c->save[k - wa], target);
+                c->L[k] = c->prof[k] - g->nodes[c->ord[k]].mem;
+            }
         }
     }
     return 1;
@@ -214,7 +229,9 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
         goto out;
     }
     double mean = 0;
-    for (int v = 0; v < n; v++) mean += (double)g->nodes[v].mem;
+    int64_t total = 0; /* at most XE_MAX_BYTES (2^53) in a finalized graph */
+    for (int v = 0; v < n; v++) mean += (double)g->nodes[v].mem, total += g->nodes[v].mem;
+    while ((total >> c.shift) > (INT64_MAX / 4) / n) c.shift++;
     double t0 = XE_ANNEAL_TEMP * mean / n;
     /* runs alternate between the caller's start and the index order */
     long len = XE_ANNEAL_MOVES;

@@ -104,8 +104,10 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
  * proves none; the annealing reaches orders the search does not on large graphs (a
  * 1,000-node layered DAG at 55%: 0.2-0.4 s). The xengine planner's fit-order phase and
  * `solve`'s budget messages both call it, so a budget the messages name is found again
- * by a plan given at least as long. r as xe_order_fit's (r->sets the search's sets);
- * *annealed (may be NULL) 1 when the annealing ran. Errors as the two functions'. */
+ * by a plan given at least as long. Below xe_instance_min_footprint (a node with its
+ * inputs) no order fits: XE_FIT_NONE at once, no set searched. r as xe_order_fit's
+ * (r->sets the search's sets); *annealed (may be NULL) 1 when the annealing ran. Errors
+ * as the two functions'. */
 int xe_order_fit_within(const xe_graph *g, int64_t target, double seconds, const volatile sig_atomic_t *stop,
                         int *order, xe_order_fit_result *r, int *annealed, xe_err *err);
 /* The instance relabelled in `order`: node k of *out is node order[k] of in (name, op,

@@ -271,6 +271,12 @@ int xe_order_fit_within(const xe_graph *g, int64_t target, double seconds, const
     double t0 = xe_now();
     double share = seconds * (g->n < XE_ORDER_FIT_ANNEAL_N ? 0.5 : 0.125);
     if (annealed) *annealed = 0;
+    if (g->finalized && target < xe_instance_min_footprint(g)) {
+        /* some node and its inputs exceed the target at its compute in every order */
+        memset(r, 0, sizeof *r);
+        r->status = XE_FIT_NONE;
+        return XE_OK;
+    }
     int rc = xe_order_fit(g, target, t0 + share, stop, 0, order, r, err);
     if (rc || r->status != XE_FIT_CUT || (stop && *stop) || xe_now() >= t0 + seconds) return rc;
     long sets = r->sets;

@@ -200,8 +200,9 @@ static xe_order_fit_result anneal(const xe_graph *g, int64_t target, const int *
 
 /* The two-chains graph: the annealing finds its least peak, 12 B, from the index order
  * (21 B); at 11 B, where no order fits, it runs to its deadline and says CUT; the same
- * seed gives the same order; a start that is not topological is refused; a start that
- * fits comes back with no move. xe_order_fit_within: NONE at 10 B at once (below a1's
+ * seed gives the same order; a start that is not topological, or a negative target (a
+ * review's UBSan abort at INT64_MIN), is refused; a start that fits comes back with no
+ * move. xe_order_fit_within: NONE at 10 B at once (below a1's
  * footprint), 12 B found by the search alone. */
 static void test_anneal_hand(void **state)
 {
@@ -221,6 +222,8 @@ static void test_anneal_hand(void **state)
     int bad[5] = {2, 0, 1, 3, 4}; /* a1 before its input a0 */
     xe_err err;
     assert_int_equal(xe_order_anneal(in->g, 12, bad, 1, INFINITY, NULL, order, &r, &err), XE_EINVAL);
+    assert_int_equal(xe_order_anneal(in->g, -1, NULL, 1, INFINITY, NULL, order, &r, &err), XE_EINVAL);
+    assert_int_equal(xe_order_anneal(in->g, INT64_MIN, NULL, 1, INFINITY, NULL, order, &r, &err), XE_EINVAL);
     int annealed = -1;
     assert_int_equal(xe_order_fit_within(in->g, 10, 10.0, NULL, order, &r, &annealed, &err), XE_OK);
     assert_int_equal(r.status, XE_FIT_NONE); /* a1 with its input a0 needs 11 B in every order */

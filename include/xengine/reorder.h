@@ -83,15 +83,17 @@ int xe_order_fit(const xe_graph *g, int64_t target, double deadline, const volat
  * most; runs of 2^17 moves, then twice the previous run's up to 2^20, each cooling from
  * twice the mean tensor size to 1 byte, alternate between `start` (a topological order
  * of g's n nodes, or NULL) and the index order, with splitmix64 bits from `seed`
- * (deterministic for a seed until the deadline cuts). A local search: it never proves that no order fits; it complements
- * xe_order_fit, which does, and which on large graphs near their least peak runs out of
- * time first (a 1,000-node layered DAG at 55% of its graph order's peak: found in under
- * a second here, not by the search in 5 s). Stops at the wall-clock deadline (xe_now()
- * seconds) or when *stop (may be NULL) becomes nonzero. r->status is XE_FIT_FOUND with
- * order[n] (caller-owned) and r->peak, or XE_FIT_CUT (order unspecified); r->states
- * counts the moves tried, r->sets the runs. XE_EINVAL for a graph not finalized or a
- * start that is not a topological order; XE_ENOMEM; XE_EINTERNAL if an order it took
- * for fitting does not (a bug). O(n) memory. */
+ * (deterministic for a seed until the deadline cuts). A local search: it never proves
+ * that no order fits; it complements xe_order_fit, which does, and which on large graphs
+ * near their least peak runs out of time first (a 1,000-node layered DAG at 55% of its
+ * graph order's peak: found in under a second here, not by the search in 5 s). Stops at
+ * the wall-clock deadline (xe_now() seconds) or when *stop (may be NULL) becomes
+ * nonzero, checked every 1,024 moves or 2^18 reader lookups (a move on layers joined all
+ * to all can cost 10^6). r->status is XE_FIT_FOUND with order[n] (caller-owned) and
+ * r->peak, or XE_FIT_CUT (order unspecified); r->states counts the moves tried, r->sets
+ * the runs. XE_EINVAL for a graph not finalized, a negative target or a start that is
+ * not a topological order; XE_ENOMEM; XE_EINTERNAL if an order it took for fitting does
+ * not (a bug). O(n) memory; O(n + m) to start each run. */
 int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_t seed, double deadline,
                     const volatile sig_atomic_t *stop, int *order, xe_order_fit_result *r, xe_err *err);
 /* Graphs of at least this many nodes give xe_order_fit_within's search an eighth of its
@@ -103,11 +105,13 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
  * answers in milliseconds near the least peak of graphs of hundreds of nodes and alone
  * proves none; the annealing reaches orders the search does not on large graphs (a
  * 1,000-node layered DAG at 55%: 0.2-0.4 s). The xengine planner's fit-order phase and
- * `solve`'s budget messages both call it, so a budget the messages name is found again
- * by a plan given at least as long. Below xe_instance_min_footprint (a node with its
- * inputs) no order fits: XE_FIT_NONE at once, no set searched. r as xe_order_fit's
- * (r->sets the search's sets); *annealed (may be NULL) 1 when the annealing ran. Errors
- * as the two functions'. */
+ * `solve`'s budget messages both call it (the messages' probes with half the phase's
+ * time), so a budget the messages name is usually found again by a plan; wall-clock
+ * shares make that no guarantee. Below xe_instance_min_footprint (a node with its
+ * inputs) no order fits: XE_FIT_NONE at once, no set searched. r as xe_order_fit's,
+ * except where the annealing ran: r->sets the search's sets, r->states the annealing's
+ * moves; *annealed (may be NULL) 1 when the annealing ran. Errors as the two
+ * functions'. */
 int xe_order_fit_within(const xe_graph *g, int64_t target, double seconds, const volatile sig_atomic_t *stop,
                         int *order, xe_order_fit_result *r, int *annealed, xe_err *err);
 /* The instance relabelled in `order`: node k of *out is node order[k] of in (name, op,

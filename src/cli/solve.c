@@ -305,17 +305,24 @@ static int64_t dtr_min_budget(const xe_instance *in, int64_t lo, double deadline
     return found;
 }
 
-/* Seconds each probe of fit_min_budget may take: what the planner's fit-order phase gets
- * with any --time-limit of 1 s or more (xe_plan's 0.1 s, 0.5 s on graphs that get DTR
- * first), so that a solve at the budget reported runs the same search (the same target)
- * for at least as long. */
-#define SOLVE_FIT_PROBE_S 0.1
+/* Seconds each probe of fit_min_budget may take: half of what the planner's fit-order
+ * phase gets with any --time-limit of 1 s or more (xe_plan's 0.1 s; at least 0.25 s on
+ * graphs of 1,000 nodes or more), so that a solve at the budget reported runs the same
+ * search (the same target, xe_order_fit_within's shares, the annealing's seed) for twice
+ * as long. Inside the planner, beside the search bound's thread, the search got through
+ * 1.3-2.6 times fewer sets per second than alone (a review, on a generated 400-node DAG,
+ * where with the probe as long as the phase a budget named at 67% was not found again,
+ * the phase cut), so this is a margin, not a guarantee; a third named 78% there where
+ * 68% is found in 0.03 s. */
+#define SOLVE_FIT_PROBE_S (0.1 / 2)
+#define SOLVE_FIT_PROBE_BIG_S (0.25 / 2)
+static double fit_probe_s(const xe_graph *g) { return g->n >= XE_ORDER_FIT_ANNEAL_N ? SOLVE_FIT_PROBE_BIG_S : SOLVE_FIT_PROBE_S; }
 
 /* The smallest target (bytes), by bisection above lo up to the no-recomputation peak
  * `peak`, at which the fit search and the annealing over orders (xe_order_fit_within,
- * docs/reorder.md "Fitting an order to a budget") find a topological order whose every-node-once schedule fits it: a solve of
- * one device at that budget computes every node once, optimal. Each probe gets
- * SOLVE_FIT_PROBE_S and none starts past `deadline` (xe_now() seconds); a probe cut short
+ * docs/reorder.md "Fitting an order to a budget") find a topological order whose
+ * every-node-once schedule fits it: a solve of one device at that budget computes every
+ * node once, optimal. Each probe gets fit_probe_s and none starts past `deadline` (xe_now() seconds); a probe cut short
  * counts as none found. 0 when none is found below the peak (or out of memory). */
 static int64_t fit_min_budget(const xe_graph *g, int64_t lo, int64_t peak, double deadline)
 {
@@ -328,7 +335,7 @@ static int64_t fit_min_budget(const xe_graph *g, int64_t lo, int64_t peak, doubl
     while (lo < hi && hi - lo > peak / 1000 && xe_now() < deadline) {
         int64_t mid = lo + (hi - lo) / 2;
         xe_order_fit_result fr;
-        double dl = fmin(deadline, xe_now() + SOLVE_FIT_PROBE_S);
+        double dl = fmin(deadline, xe_now() + fit_probe_s(g));
         if (xe_order_fit_within(g, mid, dl - xe_now(), NULL, order, &fr, NULL, &e) != XE_OK) break;
         if (fr.status == XE_FIT_FOUND) {
             found = hi = mid;
@@ -368,7 +375,7 @@ static const char *budget_range_text(const xe_instance *in, double max_seconds, 
          * is, and the planner's own first try; half of what max_seconds leaves, at least
          * one probe's time, at most 0.5 s (a 1,000-node layered DAG: 61.7% in 0.2 s) */
         double now = xe_now();
-        double dl = now + fmin(0.5, fmax(SOLVE_FIT_PROBE_S, 0.5 * (t0 + max_seconds - now)));
+        double dl = now + fmin(0.5, fmax(fit_probe_s(in->g), 0.5 * (t0 + max_seconds - now)));
         fit = fit_min_budget(in->g, lo > in->dev[0].budget ? lo : in->dev[0].budget, peak, dl);
     }
     char fit_text[256] = "";

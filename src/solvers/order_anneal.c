@@ -43,6 +43,7 @@
 #define XE_ANNEAL_MOVES ((long)1 << 17)     /* moves of the first run; each later run twice */
 #define XE_ANNEAL_MOVES_MAX ((long)1 << 20) /* its predecessor's, up to this */
 #define XE_ANNEAL_TEMP 2.0                  /* starting temperature, in mean tensor sizes */
+#define XE_ANNEAL_WORK ((long)1 << 18)      /* reader lookups between two reads of the clock */
 
 typedef struct {
     const xe_graph *g;
@@ -54,6 +55,8 @@ typedef struct {
     int shift;   /* excesses are counted in units of 2^shift bytes (0 unless n x the total
                     bytes could pass 2^62: the sums stay within int64) */
     int nover;   /* positions over the target: the order fits when none is */
+    long work;   /* reader lookups since the clock was last read */
+    int64_t *drop; /* [n] oa_reset's scratch: bytes whose last reader is at each position */
     uint64_t rng;
 } oa_ctx;
 
@@ -76,10 +79,11 @@ static int oa_fw_find(const oa_ctx *c, int64_t x)
     return p < c->n ? p : c->n - 1;
 }
 
-static int oa_last(const oa_ctx *c, int u)
+static int oa_last(oa_ctx *c, int u)
 {
     const xe_graph *g = c->g;
     int l = -1;
+    c->work += g->succ_off[u + 1] - g->succ_off[u] + 1;
     for (int j = g->succ_off[u]; j < g->succ_off[u + 1]; j++)
         if (c->pos[g->succ[j]] > l) l = c->pos[g->succ[j]];
     return l;
@@ -87,7 +91,7 @@ static int oa_last(const oa_ctx *c, int u)
 
 /* L[p + 1] - L[p]: the output of ord[p] where something reads it, less the inputs whose
  * last reader is ord[p] */
-static int64_t oa_step(const oa_ctx *c, int p)
+static int64_t oa_step(oa_ctx *c, int p)
 {
     const xe_graph *g = c->g;
     int w = c->ord[p];
@@ -133,20 +137,33 @@ static void oa_move(oa_ctx *c, int i, int j)
     c->pos[v] = j;
 }
 
+/* the order `from` and its profile from scratch, in O(n + m): each output's last reader
+ * found once (a position at a time, as oa_step does, would cost the sum of indegree x
+ * outdegree: seconds on layers joined all to all) */
 static int64_t oa_reset(oa_ctx *c, const int *from, int64_t target)
 {
+    const xe_graph *g = c->g;
     int64_t E = 0;
     memcpy(c->ord, from, (size_t)c->n * sizeof *c->ord);
     for (int p = 0; p < c->n; p++) c->pos[c->ord[p]] = p;
+    memset(c->drop, 0, (size_t)c->n * sizeof *c->drop);
+    for (int u = 0; u < c->n; u++) {
+        int l = -1;
+        for (int j = g->succ_off[u]; j < g->succ_off[u + 1]; j++)
+            if (c->pos[g->succ[j]] > l) l = c->pos[g->succ[j]];
+        if (l >= 0) c->drop[l] += g->nodes[u].mem;
+    }
     c->L[0] = 0;
     c->nover = 0;
     memset(c->fw, 0, ((size_t)c->n + 1) * sizeof *c->fw);
     for (int p = 0; p < c->n; p++) {
-        c->prof[p] = c->L[p] + c->g->nodes[c->ord[p]].mem;
+        int w = c->ord[p];
+        c->prof[p] = c->L[p] + g->nodes[w].mem;
         E += oa_over(c, c->prof[p], target);
         c->nover += c->prof[p] > target;
         oa_fw_add(c, p, oa_over(c, c->prof[p], target));
-        if (p + 1 < c->n) c->L[p + 1] = c->L[p] + oa_step(c, p);
+        if (p + 1 < c->n)
+            c->L[p + 1] = c->L[p] + (g->succ_off[w + 1] > g->succ_off[w] ? g->nodes[w].mem : 0) - c->drop[p];
     }
     return E;
 }
@@ -163,7 +180,12 @@ static int oa_run(oa_ctx *c, const int *from, int64_t target, double t0, long le
     int64_t E = oa_reset(c, from, target);
     for (long it = 0; c->nover > 0; it++) {
         if (it >= len) return 0;
-        if ((it & 1023) == 0 && ((stop && *stop) || xe_now() >= deadline)) return -1;
+        /* the clock every 1,024 moves, or sooner where moves are dear (a move looks up
+         * readers of readers: on layers joined all to all, 10^6 lookups per position) */
+        if ((it & 1023) == 0 || c->work > XE_ANNEAL_WORK) {
+            c->work = 0;
+            if ((stop && *stop) || xe_now() >= deadline) return -1;
+        }
         double temp = t0 * (1.0 - (double)it / (double)len);
         if (temp < 1) temp = 1;
         (*moves)++;
@@ -204,6 +226,7 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
     memset(r, 0, sizeof *r);
     r->status = XE_FIT_CUT;
     if (!g->finalized) return xe_err_set(err, XE_EINVAL, "order anneal: graph not finalized");
+    if (target < 0) return xe_err_set(err, XE_EINVAL, "order anneal: negative target %lld B", (long long)target);
     int n = g->n;
     if (n == 0) {
         r->status = XE_FIT_FOUND;
@@ -217,9 +240,10 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
     c.prof = malloc((size_t)n * sizeof *c.prof);
     c.save = malloc((size_t)n * sizeof *c.save);
     c.fw = malloc(((size_t)n + 1) * sizeof *c.fw);
+    c.drop = malloc((size_t)n * sizeof *c.drop);
     for (c.fwtop = 1; c.fwtop <= n / 2; c.fwtop *= 2) {}
     int rc = XE_OK;
-    if (!idx || !c.ord || !c.pos || !c.L || !c.prof || !c.save || !c.fw) {
+    if (!idx || !c.ord || !c.pos || !c.L || !c.prof || !c.save || !c.fw || !c.drop) {
         rc = xe_err_set(err, XE_ENOMEM, "order anneal: out of memory for %d nodes", n);
         goto out;
     }
@@ -232,7 +256,7 @@ int xe_order_anneal(const xe_graph *g, int64_t target, const int *start, uint64_
     int64_t total = 0; /* at most XE_MAX_BYTES (2^53) in a finalized graph */
     for (int v = 0; v < n; v++) mean += (double)g->nodes[v].mem, total += g->nodes[v].mem;
     while ((total >> c.shift) > (INT64_MAX / 4) / n) c.shift++;
-    double t0 = XE_ANNEAL_TEMP * mean / n;
+    double t0 = ldexp(XE_ANNEAL_TEMP * mean / n, -c.shift); /* in the excess's units */
     /* runs alternate between the caller's start and the index order */
     long len = XE_ANNEAL_MOVES;
     for (int run = 0;; run++) {
@@ -262,6 +286,7 @@ out:
     free(c.prof);
     free(c.save);
     free(c.fw);
+    free(c.drop);
     return rc;
 }
 

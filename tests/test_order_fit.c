@@ -1,13 +1,19 @@
-/* Fitting a topological order to a budget (xe_order_fit, include/xengine/reorder.h;
- * docs/reorder.md, "Fitting an order to a budget") and the planner's fit-order phase:
+/* Fitting a topological order to a budget (xe_order_fit, xe_order_anneal,
+ * xe_order_fit_within, include/xengine/reorder.h; docs/reorder.md, "Fitting an order to a
+ * budget", "Annealing over orders") and the planner's fit-order phase:
  *   - the two-chains hand graph: 12 B is its least peak (found, peak 12), 11 B has no
  *     order (every set searched: XE_FIT_NONE);
  *   - 400 random DAGs of 3-9 nodes against every topological order enumerated
  *     (xe_order_peak of each): at the least peak an order is found, topological, with
- *     its peak reported and within the target; one byte below, none exists (NONE); at a
- *     target drawn between the two, found;
- *   - 40 random DAGs of 40-120 nodes: at the list scheduling's peak (an order is known
- *     to fit) the search finds one, never NONE;
+ *     its peak reported and within the target, by the search and by the annealing; one
+ *     byte below, none exists (the search: NONE; the annealing: cut); at a target drawn
+ *     between the two, found;
+ *   - the annealing on the hand graph (deterministic per seed, bad starts and negative
+ *     targets refused) and with tensors so large that its excess needs coarser units
+ *     (test_anneal_huge_tensors);
+ *   - 40 random DAGs of 40-120 nodes and 6 of 350-600: at the list scheduling's peak (an
+ *     order is known to fit) the search finds one, never NONE, and so do the annealing
+ *     and the two together;
  *   - a stop flag already set cuts a large search (XE_FIT_CUT), the same search without
  *     it ends NONE after searching every set;
  *   - xe_plan on a random 300-node DAG, one device, budget at a low-peak order's peak
@@ -69,6 +75,23 @@ static xe_order_fit_result fit(const xe_graph *g, int64_t target, int *order)
     return r;
 }
 
+/* xe_order_anneal with a deadline `seconds` away (seed 1, no start unless given); a found
+ * order is topological, its peak reported and within the target. */
+static xe_order_fit_result anneal(const xe_graph *g, int64_t target, const int *start, uint64_t seed,
+                                  double seconds, int *order)
+{
+    xe_order_fit_result r;
+    xe_err err;
+    assert_int_equal(xe_order_anneal(g, target, start, seed, xe_now() + seconds, NULL, order, &r, &err), XE_OK);
+    assert_true(r.status == XE_FIT_FOUND || r.status == XE_FIT_CUT); /* never a proof of none */
+    if (r.status == XE_FIT_FOUND) {
+        assert_true(xe_test_is_topological(g, order));
+        assert_int_equal(xe_order_peak(g, order), r.peak);
+        assert_true(r.peak <= target);
+    }
+    return r;
+}
+
 /* a0 (10 B) -> a1 (1 B); b0 (10 B) -> b1 (1 B); j (1 B) reads a1, b1; 1 s each: index
  * order 21 B, chain by chain 12 B (tests/test_reorder.c test_peak_hand); ndev devices as
  * tests/support/arrays.h makes them. */
@@ -95,19 +118,29 @@ static void test_hand(void **state)
     xe_instance_free(in);
 }
 
+/* The random DAG of `seed` (3-9 nodes, three densities) of the enumeration tests, and
+ * *least its least peak over every topological order. */
+static xe_instance *small_dag(uint64_t seed, int64_t *least)
+{
+    int n = 3 + (int)(seed % 7);
+    double p = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.25 : 1.5 / n;
+    xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
+    assert_non_null(in);
+    int order[16], used[16] = {0};
+    *least = INT64_MAX;
+    enum_orders(in->g, order, 0, used, least);
+    return in;
+}
+
 static void test_vs_enumeration(void **state)
 {
     (void)state;
-    int cases = 0, none = 0;
+    int cases = 0, none = 0, runs = 0;
     for (uint64_t seed = 1; seed <= 400; seed++) {
-        int n = 3 + (int)(seed % 7);
-        double p = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.25 : 1.5 / n;
-        xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
-        assert_non_null(in);
+        int64_t least;
+        xe_instance *in = small_dag(seed, &least);
         const xe_graph *g = in->g;
-        int order[16], used[16] = {0};
-        int64_t least = INT64_MAX;
-        enum_orders(g, order, 0, used, &least);
+        int order[16];
         xe_order_fit_result r = fit(g, least, order);
         assert_int_equal(r.status, XE_FIT_FOUND);
         assert_int_equal(r.peak, least);
@@ -116,19 +149,29 @@ static void test_vs_enumeration(void **state)
         int64_t peak = xe_instance_norecompute_peak(g), mid = least + (int64_t)(seed * 7919 % (uint64_t)(peak - least + 1));
         r = fit(g, mid, order);
         assert_int_equal(r.status, XE_FIT_FOUND);
+        /* the annealing, from the index order: the least peak too, never a false answer */
+        r = anneal(g, least, NULL, seed, 30.0, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        assert_int_equal(r.peak, least);
+        runs += (int)r.sets;
+        if (seed % 40 == 0) assert_int_equal(anneal(g, least - 1, NULL, seed, 0.01, order).status, XE_FIT_CUT);
         cases++;
         none += least < peak;
         xe_instance_free(in);
     }
-    print_message("fit vs enumeration: %d DAGs, the least peak below the index order's on %d\n", cases, none);
+    print_message("fit and anneal vs enumeration: %d DAGs, the least peak below the index order's on %d; "
+                  "the annealing's runs %d\n", cases, none, runs);
     assert_true(none > 0);
 }
 
+/* 40 random DAGs of 40-120 nodes and 6 of 350-600: at the list scheduling's peak (an
+ * order is known to fit) the search finds one, never NONE; so do the annealing alone and
+ * the two together (xe_order_fit_within), whose search share is enough there. */
 static void test_list_order_fits(void **state)
 {
     (void)state;
-    for (uint64_t seed = 1; seed <= 40; seed++) {
-        int n = 40 + (int)(seed * 13 % 81);
+    for (uint64_t seed = 1; seed <= 46; seed++) {
+        int n = seed <= 40 ? 40 + (int)(seed * 13 % 81) : 300 + (int)((seed - 40) * 50);
         xe_instance *in = xe_test_random_dag(seed, n, 3.0 / n, 1.0);
         assert_non_null(in);
         int *order = malloc((size_t)n * sizeof *order);
@@ -138,6 +181,13 @@ static void test_list_order_fits(void **state)
         assert_int_equal(xe_order_low_peak(in->g, seed, 20, INFINITY, order, &lp, &err), XE_OK);
         xe_order_fit_result r = fit(in->g, lp, order);
         assert_int_equal(r.status, XE_FIT_FOUND);
+        r = anneal(in->g, lp, NULL, seed, 60.0, order);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        int annealed = -1;
+        assert_int_equal(xe_order_fit_within(in->g, lp, 60.0, NULL, order, &r, &annealed, &err), XE_OK);
+        assert_int_equal(r.status, XE_FIT_FOUND);
+        assert_true(xe_test_is_topological(in->g, order) && xe_order_peak(in->g, order) <= lp);
+        assert_int_equal(annealed, 0); /* the search found it within its share */
         free(order);
         xe_instance_free(in);
     }
@@ -181,23 +231,6 @@ static void test_stop_flag(void **state)
     xe_instance_free(in);
 }
 
-/* xe_order_anneal with a deadline `seconds` away (seed 1, no start unless given); a found
- * order is topological, its peak reported and within the target. */
-static xe_order_fit_result anneal(const xe_graph *g, int64_t target, const int *start, uint64_t seed,
-                                  double seconds, int *order)
-{
-    xe_order_fit_result r;
-    xe_err err;
-    assert_int_equal(xe_order_anneal(g, target, start, seed, xe_now() + seconds, NULL, order, &r, &err), XE_OK);
-    assert_true(r.status == XE_FIT_FOUND || r.status == XE_FIT_CUT); /* never a proof of none */
-    if (r.status == XE_FIT_FOUND) {
-        assert_true(xe_test_is_topological(g, order));
-        assert_int_equal(xe_order_peak(g, order), r.peak);
-        assert_true(r.peak <= target);
-    }
-    return r;
-}
-
 /* The two-chains graph: the annealing finds its least peak, 12 B, from the index order
  * (21 B); at 11 B, where no order fits, it runs to its deadline and says CUT; the same
  * seed gives the same order; a start that is not topological, or a negative target (a
@@ -236,67 +269,6 @@ static void test_anneal_hand(void **state)
     assert_memory_equal(order, good, sizeof good);
     assert_int_equal(r.states, 0); /* no move needed */
     xe_instance_free(in);
-}
-
-/* The 400 random DAGs of test_vs_enumeration: at the least peak over every topological
- * order (enumerated) the annealing finds an order of that peak, from the index order, on
- * every one; one byte below it finds none (there is none) and stops at its deadline. */
-static void test_anneal_vs_enumeration(void **state)
-{
-    (void)state;
-    int below = 0, runs = 0;
-    for (uint64_t seed = 1; seed <= 400; seed++) {
-        int n = 3 + (int)(seed % 7);
-        double p = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.25 : 1.5 / n;
-        xe_instance *in = xe_test_random_dag(seed, n, p, 1.0);
-        assert_non_null(in);
-        const xe_graph *g = in->g;
-        int order[16], used[16] = {0};
-        int64_t least = INT64_MAX;
-        enum_orders(g, order, 0, used, &least);
-        xe_order_fit_result r = anneal(g, least, NULL, seed, 30.0, order);
-        assert_int_equal(r.status, XE_FIT_FOUND);
-        assert_int_equal(r.peak, least);
-        runs += (int)r.sets;
-        below += least < xe_instance_norecompute_peak(g);
-        if (seed % 40 == 0) assert_int_equal(anneal(g, least - 1, NULL, seed, 0.01, order).status, XE_FIT_CUT);
-        xe_instance_free(in);
-    }
-    print_message("anneal vs enumeration: 400 DAGs, the least peak below the index order's on %d, %d runs\n",
-                  below, runs);
-    assert_true(below > 0);
-}
-
-/* Larger random DAGs (300-600 nodes): where the fit search finds an order at a target,
- * the annealing finds one too, and xe_order_fit_within (search, then annealing) as well;
- * its search share is enough where the search alone answers in milliseconds. */
-static void test_anneal_large(void **state)
-{
-    (void)state;
-    int tried = 0;
-    for (uint64_t seed = 1; seed <= 6; seed++) {
-        int n = 300 + (int)(seed * 50);
-        xe_instance *in = xe_test_random_dag(seed, n, 3.0 / n, 1.0);
-        assert_non_null(in);
-        int *order = malloc((size_t)n * sizeof *order);
-        assert_non_null(order);
-        int64_t lp;
-        xe_err err;
-        assert_int_equal(xe_order_low_peak(in->g, seed, 20, INFINITY, order, &lp, &err), XE_OK);
-        xe_order_fit_result r = fit(in->g, lp, order);
-        assert_int_equal(r.status, XE_FIT_FOUND);
-        r = anneal(in->g, lp, NULL, seed, 60.0, order);
-        assert_int_equal(r.status, XE_FIT_FOUND);
-        int annealed = -1;
-        assert_int_equal(xe_order_fit_within(in->g, lp, 60.0, NULL, order, &r, &annealed, &err), XE_OK);
-        assert_int_equal(r.status, XE_FIT_FOUND);
-        assert_true(xe_test_is_topological(in->g, order) && xe_order_peak(in->g, order) <= lp);
-        assert_int_equal(annealed, 0); /* the search found it within its share */
-        tried++;
-        free(order);
-        xe_instance_free(in);
-    }
-    assert_int_equal(tried, 6);
 }
 
 /* Tensors so large that the excess summed over the positions passes int64: m = 2,500
@@ -436,8 +408,6 @@ int main(void)
         cmocka_unit_test(test_list_order_fits),
         cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_anneal_hand),
-        cmocka_unit_test(test_anneal_vs_enumeration),
-        cmocka_unit_test(test_anneal_large),
         cmocka_unit_test(test_anneal_huge_tensors),
         cmocka_unit_test(test_plan_fit_order),
         cmocka_unit_test(test_plan_fit_two_devices),

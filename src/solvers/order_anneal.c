@@ -10,10 +10,11 @@
  *
  * Objective: the excess over the target, E = sum over p of max(0, prof[p] - target); an
  * order with E = 0 fits (counted as the number of positions over the target; E is in
- * units of 2^shift bytes, shift 0 unless n times the graph's total bytes could overflow). A move takes a node v at most W positions from a position p
- * drawn in proportion to its excess (a Fenwick tree of the excesses; one move in eight
- * from any position instead) and moves it to another place between its last input and
- * its first reader, at most W positions away, so the order stays topological.
+ * units of 2^shift bytes, shift 0 unless n times the graph's total bytes could
+ * overflow). A move takes a node v at most W positions from a position p drawn in
+ * proportion to its excess (a Fenwick tree of the excesses; one move in eight from any
+ * position instead) and moves it to another place between its last input and its first
+ * reader, at most W positions away, so the order stays topological.
  *
  * Moving v from q to q' changes the profile only on [min(q, q'), max(q, q')]: outside it
  * the same nodes come before each position, and a last reader inside the window stays

@@ -195,7 +195,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * most (a quarter on graphs that get DTR first, half where DTR found nothing; after
      * DTR, so that the first schedule still comes in milliseconds there), so it delays
      * little where none is found */
-    int fit_dev = xe_plan_fit_target(in, o);
+    int fit_dev = xe_plan_fit_target(in, o), fit_cut = 0;
     if (fit_dev >= 0) { /* DTR's schedule, where it ran, is not every node once (above) */
         /* on big graphs half the limit while DTR has no schedule: this may be the only
          * one (a 1,000-node layered DAG at 60% on one GPU, `--time-limit 1`: DTR thrashes,
@@ -205,7 +205,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
                                : fmin(XE_PLAN_FIT_NODTR_S, fmax(1.0, in->g->n / 1000.0) * XE_PLAN_FIT_NODTR_PER_1K_S);
         double frac = big ? (dtr.len ? 0.25 : 0.5) : 0.1;
         double secs = o->time_limit > 0 ? fmin(cap, frac * o->time_limit) : cap;
-        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, &dtr, &dtr_cost, &t_dtr, err);
+        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, 0, &dtr, &dtr_cost, &t_dtr, err);
         if (rc < 0) goto out;
         if (rc == 1) { /* in `dtr` now, taken at `out` */
             rc = XE_OK;
@@ -213,6 +213,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
             dtr_ran = 1;
             goto out;
         }
+        fit_cut = rc == 2;
+        rc = XE_OK;
     }
     if (dtr_ran) {
         /* with it in hand, where the portfolio (about XE_PLAN_PORTFOLIO_PASSES greedy
@@ -353,6 +355,25 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
         }
     }
 
+    /* 1f. the fit-order phase was cut (not proven empty) and the schedule in hand is not
+     * within the gap of every node once: with a schedule in hand, the annealing over
+     * orders again, longer (plan_int.h, XE_PLAN_FIT_LATE_S) */
+    if (fit_cut && !xe_plan_stopped(o)) {
+        double have = fmin(best_cost, res->events.len ? res->events_objective : INFINITY);
+        double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : XE_PLAN_FIT_LATE_S / XE_PLAN_FIT_LATE_FRAC;
+        double secs = fmin(XE_PLAN_FIT_LATE_S, XE_PLAN_FIT_LATE_FRAC * left);
+        if (xe_plan_rel_gap(have, xe_bound_cheapest(in)) > o->rel_gap && secs >= XE_PLAN_FIT_LATE_MIN_S) {
+            rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, 1, &dtr, &dtr_cost, &t_dtr, err);
+            if (rc < 0) goto out;
+            if (rc == 1) {
+                rc = XE_OK;
+                ev_first = "fit-order";
+                dtr_ran = 1;
+                goto out;
+            }
+            rc = XE_OK;
+        }
+    }
     /* the search bound, if it has ended, proves the schedule in hand or gives an optimal one */
     rc = plan_search_check(in, o, res, t_start, &bsearch, &in2, perm, &heur2, &cur, &best, &best_cost, &lb, &lb_index,
                            &aside, err);

@@ -106,7 +106,7 @@ int xe_plan_dtr_only(const xe_instance *in, const xe_plan_opts *o, xe_plan_resul
     double fit_s = fit_dev >= 0 ? fmin(XE_PLAN_FIT_BIG_S, 0.25 * secs) : 0.0;
     int rc = xe_plan_dtr_phase(in, o, res, t_start, fmax(0.1, secs - fit_s), &ev, &cost, &t_ev, err);
     if (rc == XE_OK && fit_dev >= 0 && !(ev.len && cost <= xe_bound_cheapest(in) * (1 + 1e-12))) {
-        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, fit_s, &ev, &cost, &t_ev, err);
+        rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, fit_s, 0, &ev, &cost, &t_ev, err);
         if (rc == 1) name = "fit-order";
         if (rc > 0) rc = XE_OK;
     }

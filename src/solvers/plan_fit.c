@@ -53,7 +53,7 @@ int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_s
 }
 
 int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
-                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
+                      double seconds, int late, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err)
 {
     const xe_graph *g = in->g;
     double t0 = xe_now();
@@ -62,9 +62,12 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (!order) return xe_err_set(err, XE_ENOMEM, "plan: out of memory for the fit order");
     xe_order_fit_result fr;
     xe_err e2 = {{0}};
-    /* the exact search, then annealing over orders (docs/reorder.md) */
-    int annealed = 0;
-    int rc = xe_order_fit_within(g, in->dev[dev].budget, seconds, o->interrupt, order, &fr, &annealed, &e2);
+    /* the exact search, then annealing over orders (docs/reorder.md); late, the annealing
+     * alone with other random bits (the search would only repeat its first pass) */
+    int annealed = late;
+    int rc = late ? xe_order_anneal(g, in->dev[dev].budget, NULL, XE_PLAN_FIT_LATE_SEED, t0 + seconds, o->interrupt,
+                                    order, &fr, &e2)
+                  : xe_order_fit_within(g, in->dev[dev].budget, seconds, o->interrupt, order, &fr, &annealed, &e2);
     if (rc) {
         free(order);
         return xe_err_set(err, rc, "plan: %s", e2.msg);
@@ -96,7 +99,11 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
     if (fr.status == XE_FIT_FOUND)
         snprintf(res->fit_status, sizeof res->fit_status,
                  "every node once in an order that fits (peak %.1f%% of the graph order's%s): optimal",
-                 100.0 * (double)fr.peak / (double)res->peak_index, annealed ? ", by annealing" : "");
+                 100.0 * (double)fr.peak / (double)res->peak_index,
+                 late ? ", by annealing, late" : annealed ? ", by annealing" : "");
+    else if (late)
+        snprintf(res->fit_status, sizeof res->fit_status, "%s (annealing again, %ld moves)",
+                 xe_plan_stopped(o) ? "interrupted" : "no order found within its time", fr.states);
     else if (fr.status == XE_FIT_NONE) /* on one device every schedule recomputes; beside others, copies may do */
         snprintf(res->fit_status, sizeof res->fit_status, "no order fits %s's budget: every one searched (%ld set%s)%s",
                  in->dev[dev].name, fr.sets, fr.sets == 1 ? "" : "s",
@@ -107,5 +114,5 @@ int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_resu
                  fr.sets == 1 ? "" : "s", annealed ? ", then annealing" : "");
     int found = fr.status == XE_FIT_FOUND;
     xe_plan_emit_heur(o, res, "fit-order", res->fit_status, found ? *ev_cost : INFINITY, xe_now() - t0);
-    return found;
+    return found ? 1 : fr.status == XE_FIT_CUT ? 2 : 0;
 }

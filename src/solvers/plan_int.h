@@ -199,11 +199,23 @@ int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_s
  * fit search, then annealing over orders): where an order fits, every node computed once in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old
  * events cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev,
  * traced; res->peak_order its peak. Where none is found all three are left as they were.
- * Emits row "fit-order" (status in res->fit_status). Returns 1 when it found one, 0 when
- * not (no order fits, or none found in time); XE_ENOMEM, or XE_EINTERNAL where the order
- * does not replay within the budget. */
+ * Emits row "fit-order" (status in res->fit_status). With `late`, the annealing alone
+ * (xe_order_anneal from the index order, seed XE_PLAN_FIT_LATE_SEED): the planner's
+ * second try, once a schedule is in hand. Returns 1 when it found one, 0 when no order
+ * fits (proven), 2 when none was found in time; XE_ENOMEM, or XE_EINTERNAL where the
+ * order does not replay within the budget. */
+/* The second try (plan.c, phase 1f): where the first was cut and the schedule in hand
+ * is not within the gap of every node once, the annealing again for 10% of the time
+ * left, at most 2 s, not under 0.2 s: a generated 400-node DAG (`python3
+ * tools/layered_dag.py 400 --seed 5`) at 65% on one GPU, where the first try's 0.1 s is
+ * not enough and the annealing alone finds an order in 0.18 s, ended at 279.7 s (gap
+ * 30.8%) after a 10-s solve, every node once being 193.7 s. */
+#define XE_PLAN_FIT_LATE_S 2.0
+#define XE_PLAN_FIT_LATE_FRAC 0.1
+#define XE_PLAN_FIT_LATE_MIN_S 0.2
+#define XE_PLAN_FIT_LATE_SEED 2
 int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
-                      double seconds, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
+                      double seconds, int late, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 
 /* plan_milp.c (each function's full contract is at its definition) */
 int xe_plan_milp_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, const char *method,

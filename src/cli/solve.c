@@ -316,14 +316,17 @@ static int64_t dtr_min_budget(const xe_instance *in, int64_t lo, double deadline
  * 68% is found in 0.03 s. */
 #define SOLVE_FIT_PROBE_S (0.1 / 2)
 #define SOLVE_FIT_PROBE_BIG_S (0.25 / 2)
-static double fit_probe_s(const xe_graph *g) { return g->n >= XE_ORDER_FIT_ANNEAL_N ? SOLVE_FIT_PROBE_BIG_S : SOLVE_FIT_PROBE_S; }
+static double fit_probe_s(const xe_graph *g)
+{
+    return g->n >= XE_ORDER_FIT_ANNEAL_N ? SOLVE_FIT_PROBE_BIG_S : SOLVE_FIT_PROBE_S;
+}
 
 /* The smallest target (bytes), by bisection above lo up to the no-recomputation peak
  * `peak`, at which the fit search and the annealing over orders (xe_order_fit_within,
  * docs/reorder.md "Fitting an order to a budget") find a topological order whose
  * every-node-once schedule fits it: a solve of one device at that budget computes every
- * node once, optimal. Each probe gets fit_probe_s and none starts past `deadline` (xe_now() seconds); a probe cut short
- * counts as none found. 0 when none is found below the peak (or out of memory). */
+ * node once, optimal. Each probe gets fit_probe_s and none starts past `deadline`
+ * (xe_now() seconds); a probe cut short counts as none found. 0 when none is found below the peak (or out of memory). */
 static int64_t fit_min_budget(const xe_graph *g, int64_t lo, int64_t peak, double deadline)
 {
     int *order = malloc(((size_t)g->n + 1) * sizeof *order);
@@ -335,8 +338,8 @@ static int64_t fit_min_budget(const xe_graph *g, int64_t lo, int64_t peak, doubl
     while (lo < hi && hi - lo > peak / 1000 && xe_now() < deadline) {
         int64_t mid = lo + (hi - lo) / 2;
         xe_order_fit_result fr;
-        double dl = fmin(deadline, xe_now() + fit_probe_s(g));
-        if (xe_order_fit_within(g, mid, dl - xe_now(), NULL, order, &fr, NULL, &e) != XE_OK) break;
+        double secs = fmin(deadline - xe_now(), fit_probe_s(g));
+        if (xe_order_fit_within(g, mid, secs, NULL, order, &fr, NULL, &e) != XE_OK) break;
         if (fr.status == XE_FIT_FOUND) {
             found = hi = mid;
         } else {

@@ -360,8 +360,8 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
      * orders again, longer (plan_int.h, XE_PLAN_FIT_LATE_S) */
     if (fit_cut && !xe_plan_stopped(o)) {
         double have = fmin(best_cost, res->events.len ? res->events_objective : INFINITY);
-        double left = o->time_limit > 0 ? xe_plan_time_left(o, t_start) : XE_PLAN_FIT_LATE_S / XE_PLAN_FIT_LATE_FRAC;
-        double secs = fmin(XE_PLAN_FIT_LATE_S, XE_PLAN_FIT_LATE_FRAC * left);
+        double secs = o->time_limit > 0 ? fmin(XE_PLAN_FIT_LATE_S, XE_PLAN_FIT_LATE_FRAC * xe_plan_time_left(o, t_start))
+                                        : XE_PLAN_FIT_LATE_S;
         if (xe_plan_rel_gap(have, xe_bound_cheapest(in)) > o->rel_gap && secs >= XE_PLAN_FIT_LATE_MIN_S) {
             rc = xe_plan_fit_phase(in, o, res, t_start, fit_dev, secs, 1, &dtr, &dtr_cost, &t_dtr, err);
             if (rc < 0) goto out;

@@ -195,15 +195,6 @@ int xe_plan_fit_target(const xe_instance *in, const xe_plan_opts *o);
  * the budget); XE_ENOMEM and DTR's other codes, err set. The fit-order phase's and the
  * search bound's late path's schedule. */
 int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_schedule *s, double *cost, xe_err *err);
-/* xe_order_fit_within at device dev's budget (xe_plan_fit_target) for `seconds` (the
- * fit search, then annealing over orders): where an order fits, every node computed once in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old
- * events cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev,
- * traced; res->peak_order its peak. Where none is found all three are left as they were.
- * Emits row "fit-order" (status in res->fit_status). With `late`, the annealing alone
- * (xe_order_anneal from the index order, seed XE_PLAN_FIT_LATE_SEED): the planner's
- * second try, once a schedule is in hand. Returns 1 when it found one, 0 when no order
- * fits (proven), 2 when none was found in time; XE_ENOMEM, or XE_EINTERNAL where the
- * order does not replay within the budget. */
 /* The second try (plan.c, phase 1f): where the first was cut and the schedule in hand
  * is not within the gap of every node once, the annealing again for 10% of the time
  * left, at most 2 s, not under 0.2 s: a generated 400-node DAG (`python3
@@ -214,6 +205,16 @@ int xe_plan_once_in_order(const xe_instance *in, int dev, const int *order, xe_s
 #define XE_PLAN_FIT_LATE_FRAC 0.1
 #define XE_PLAN_FIT_LATE_MIN_S 0.2
 #define XE_PLAN_FIT_LATE_SEED 2
+/* xe_order_fit_within at device dev's budget (xe_plan_fit_target) for `seconds` (the
+ * fit search, then annealing over orders): where an order fits, every node computed once
+ * in it on dev (xe_plan_once_in_order) replaces the schedule in hand *ev (its old events
+ * cleared; caller-owned), its cost *ev_cost and its time from t_start *t_ev, traced;
+ * res->peak_order its peak. Where none is found all three are left as they were.
+ * Emits row "fit-order" (status in res->fit_status). With `late`, the annealing alone
+ * (xe_order_anneal from the index order, seed XE_PLAN_FIT_LATE_SEED): the planner's
+ * second try, once a schedule is in hand. Returns 1 when it found one, 0 when no order
+ * fits (proven), 2 when none was found in time; XE_ENOMEM, or XE_EINTERNAL where the
+ * order does not replay within the budget. */
 int xe_plan_fit_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start, int dev,
                       double seconds, int late, xe_schedule *ev, double *ev_cost, double *t_ev, xe_err *err);
 

@@ -247,11 +247,12 @@ else
     bad "layered_n120: the message's smallest budget '$said' in: $(cat "$tmp/err")"
 fi
 [ ! -e "$tmp/l.json" ] && ok "layered_n120: no output" || bad "layered_n120: output written"
-# once_optimal NAME GRAPH BUDGET NODES ROW: solve GRAPH on one GPU at BUDGET with a 10-s
-# limit; exit 0, the result optimal (gap 0) from ROW (an extended regex for the name in
-# parentheses), NODES computes without recomputation, the schedule written
+# once_optimal NAME GRAPH BUDGET NODES ROW [LIMIT]: solve GRAPH on one GPU at BUDGET with
+# a LIMIT-s limit (10 unless given); exit 0, the result optimal (gap 0) from ROW (an
+# extended regex for the name in parentheses), NODES computes without recomputation, the
+# schedule written
 once_optimal() {
-    "$xe" solve "$2" --devices gpu --budget "$3" --time-limit 10 -o "$tmp/o1.json" >"$tmp/o1out" 2>"$tmp/o1err"
+    "$xe" solve "$2" --devices gpu --budget "$3" --time-limit "${6:-10}" -o "$tmp/o1.json" >"$tmp/o1out" 2>"$tmp/o1err"
     local rc=$?
     if [ $rc -eq 0 ] && grep -qE "^result: [0-9.]+ s \\($5\\), lower bound [0-9.]+ s, gap 0\\.000%: optimal" "$tmp/o1out" &&
         grep -qE "^ +$4 computes \\(0 recomputations\\)" "$tmp/o1out" && [ -s "$tmp/o1.json" ]; then
@@ -305,15 +306,8 @@ if grep -qF "by annealing): optimal" "$tmp/o1out"; then ok "54%: the annealing's
 # and a 10-s solve ended at 279.7 s, gap 30.8%: once the exact search's schedule is in
 # hand, the annealing again (another seed) finds an order, every node once, optimal
 python3 tools/layered_dag.py 400 --seed 5 >"$tmp/dag400.json"
-"$xe" solve "$tmp/dag400.json" --devices gpu --budget 65% --time-limit 30 -o "$tmp/o4.json" >"$tmp/o4out" 2>"$tmp/o4err"
-rc=$?
-if [ $rc -eq 0 ] && grep -qE "^result: [0-9.]+ s \(fit-order\), lower bound [0-9.]+ s, gap 0\.000%: optimal" "$tmp/o4out" &&
-    grep -qF "by annealing, late): optimal" "$tmp/o4out" && grep -qE "^ +400 computes \(0 recomputations\)" "$tmp/o4out" &&
-    [ -s "$tmp/o4.json" ]; then
-    ok "400-node DAG at 65%: the late annealing's order, optimal"
-else
-    bad "400-node DAG at 65%: exit $rc: $(cat "$tmp/o4out" "$tmp/o4err")"
-fi
+once_optimal "400-node DAG at 65% (fit-order, the late annealing)" "$tmp/dag400.json" 65% 400 'fit-order' 30
+if grep -qF "by annealing, late): optimal" "$tmp/o1out"; then ok "65%: the late annealing's order"; else bad "65%: $(cat "$tmp/o1out")"; fi
 # the event-list local search (docs/anneal.md) runs last on one device where no stage
 # schedule is found: layered_n120 at 70000 B (45.6% of its peak, below the portfolio's
 # floor of 62.8%), heuristic mode: its row follows the exact search's, and its schedule,

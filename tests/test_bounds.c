@@ -578,6 +578,133 @@ static void test_search_bound_hand(void **state)
     xe_instance_free(in);
 }
 
+/* The reach bound by hand (hand_instance: d, the only sink, is the target, every node
+ * its ancestor): at 9 B exact at the optimum 13 s, and its cheapest path is a schedule of
+ * 13 s that the simulator accepts within 9 B; at 12 B 8 s, every node once; at 8 B a
+ * node does not fit with its inputs and at two devices it does not apply (every node
+ * once, not searched). */
+static void test_reach_bound_hand(void **state)
+{
+    (void)state;
+    xe_instance *in = hand_instance(1);
+    xe_bound_search_stats st;
+    xe_err err;
+    const double want[2] = {13.0, 8.0};
+    const int64_t budget[2] = {9, 12};
+    for (int k = 0; k < 2; k++) {
+        in->dev[0].budget = budget[k];
+        xe_rsearch *s = xe_rsearch_new(in, 0);
+        assert_non_null(s);
+        assert_int_equal(xe_rsearch_target(s), 3);
+        assert_true(fabs(xe_rsearch_run(s, 0, NULL, &st) - want[k]) < 1e-9);
+        assert_int_equal(st.exact, 1);
+        assert_int_equal(st.stop, XE_BOUND_SEARCH_EXACT);
+        assert_true(st.expanded >= 0 && st.states > 0);
+        xe_schedule sc;
+        double c = 0;
+        assert_int_equal(xe_rsearch_schedule(s, &sc, &c), XE_OK);
+        assert_true(fabs(c - want[k]) < 1e-9);
+        xe_sim_result sr;
+        assert_int_equal(xe_sim_run(in, &sc, &sr, &err), XE_OK);
+        assert_true(fabs(sr.total_time - want[k]) < 1e-9 && sr.dev[0].peak <= budget[k]);
+        xe_schedule_clear(&sc);
+        xe_rsearch_free(s);
+        assert_true(fabs(xe_bound_reach(in, 0, 0, NULL, &st) - want[k]) < 1e-9);
+    }
+    in->dev[0].budget = 8; /* d fits no device with its inputs: every node once is INFINITY */
+    assert_null(xe_rsearch_new(in, 0));
+    assert_true(isinf(xe_bound_reach(in, 0, 0, NULL, &st)) && isinf(xe_bound_cheapest(in)));
+    assert_int_equal(st.stop, XE_BOUND_SEARCH_SKIPPED);
+    xe_instance_free(in);
+    in = hand_instance(2);
+    in->dev[0].budget = 9;
+    in->dev[1].budget = 9;
+    assert_null(xe_rsearch_new(in, 0));
+    assert_true(fabs(xe_bound_reach(in, 0, 0, NULL, &st) - xe_bound_cheapest(in)) < 1e-12);
+    xe_instance_free(in);
+}
+
+/* The reach bound against the brute-force optimum over every event list on 2,000 seeded
+ * random one-device instances of 3-8 nodes (tests/support/randinst.h): never above it,
+ * never below every node once; INFINITY only where the brute force finds no schedule.
+ * Where every node is an ancestor of the target (or it), the search is exact at the
+ * optimum and its cheapest path is a schedule at the optimum that the simulator accepts
+ * within the budget (counts printed). Stopped at its first check by its interrupt flag
+ * it still returns a bound. */
+static void test_reach_bound_vs_brute(void **state)
+{
+    (void)state;
+    int feasible = 0, single = 0, exact_single = 0, above_once = 0, infeasible = 0;
+    volatile sig_atomic_t stop = 1;
+    for (uint64_t seed = 1; seed <= 2000 * XE_BOUNDS_TEST_SCALE; seed++) {
+        int n = 3 + (int)(seed % 6);
+        xe_instance *in = xe_test_random_instance(seed, n, 1, 0);
+        assert_non_null(in);
+        double opt, once = xe_bound_cheapest(in);
+        xe_err err;
+        xe_bound_search_stats st;
+        int rb = xe_bf_event_solve(in, &opt, NULL, &err);
+        assert_true(rb == XE_OK || rb == XE_EINFEASIBLE);
+        xe_rsearch *s = xe_rsearch_new(in, 0);
+        if (!s) { /* only where a node does not fit with its inputs: no schedule */
+            assert_int_equal(rb, XE_EINFEASIBLE);
+            xe_instance_free(in);
+            continue;
+        }
+        double b = xe_rsearch_run(s, 0, NULL, &st);
+        assert_int_equal(st.exact, 1); /* no deadline: it ends */
+        xe_schedule sc;
+        double c = INFINITY;
+        int sr = xe_rsearch_schedule(s, &sc, &c);
+        assert_true(sr == XE_OK || sr == XE_EINFEASIBLE);
+        int t = xe_rsearch_target(s), all = 1;
+        for (int v = 0; v < n; v++) /* every node an ancestor of t (or t)? */
+            if (v != t) {
+                int anc = 0; /* reachability by a scan: inputs have smaller indices */
+                char *r = calloc((size_t)n, 1);
+                assert_non_null(r);
+                r[t] = 1;
+                for (int w = t; w >= 0; w--)
+                    if (r[w])
+                        for (int q = in->g->pred_off[w]; q < in->g->pred_off[w + 1]; q++) r[in->g->pred[q]] = 1;
+                anc = r[v];
+                free(r);
+                all &= anc;
+            }
+        xe_rsearch_free(s);
+        if (rb == XE_EINFEASIBLE) {
+            infeasible += isinf(b);
+            assert_true(sr == XE_EINFEASIBLE || isinf(c)); /* no schedule where none exists */
+            xe_instance_free(in);
+            continue;
+        }
+        feasible++;
+        if (b > opt + 1e-9) print_error("seed %llu: reach bound %.17g above the optimum %.17g\n", (unsigned long long)seed, b, opt);
+        assert_true(b <= opt + 1e-9);
+        assert_true(b >= once - 1e-9);
+        above_once += b > once + 1e-9;
+        if (all) {
+            single++;
+            assert_int_equal(sr, XE_OK);
+            assert_true(fabs(b - opt) <= 1e-9 && fabs(c - opt) <= 1e-9);
+            xe_sim_result res;
+            assert_int_equal(xe_sim_run(in, &sc, &res, &err), XE_OK);
+            assert_true(fabs(res.total_time - opt) <= 1e-9 && res.dev[0].peak <= in->dev[0].budget);
+            exact_single++;
+        } else {
+            assert_int_equal(sr, XE_EINFEASIBLE);
+        }
+        xe_schedule_clear(&sc);
+        double b0 = xe_bound_reach(in, 0, 0, &stop, &st); /* stopped at its first check */
+        assert_true(b0 >= once - 1e-9 && b0 <= opt + 1e-9);
+        xe_instance_free(in);
+    }
+    print_message("reach bound: %d feasible random instances, above every node once on %d; every node an ancestor "
+                  "of the target on %d, exact with an optimal schedule on %d; INFINITY on %d infeasible\n",
+                  feasible, above_once, single, exact_single, infeasible);
+    assert_true(feasible > 1000 && single > 100 && above_once > 10);
+}
+
 /* On a random 40-node DAG at a tight budget, the search bound stopped by a tiny memory
  * limit is still between every node once and the bound of a run of up to 5 s, which is
  * at most the planner's schedule cost. */
@@ -624,6 +751,8 @@ int main(void)
         cmocka_unit_test(test_search_bound_hand),
         cmocka_unit_test(test_any_list_bounds_vs_brute),
         cmocka_unit_test(test_search_bound_limits),
+        cmocka_unit_test(test_reach_bound_hand),
+        cmocka_unit_test(test_reach_bound_vs_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

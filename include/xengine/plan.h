@@ -179,6 +179,13 @@ typedef struct xe_plan_opts {
                             its memory limit), its bound raising the result's wherever
                             higher (row "search-bound"); not in feasibility nor
                             heuristic mode (whose output stays deterministic) (0) */
+    int no_reach_bound;  /* 1: on that thread, do not run the reach bound first
+                            (xe_bound_reach, docs/lns.md "Bounds" 7; row "reach-bound"),
+                            which otherwise has XE_PLAN_REACH_SHARE of the time limit
+                            before the search bound, and whose cheapest path, where it
+                            ends and is a schedule, becomes the result (name "reach",
+                            optimal over every schedule); no_bound_search turns off
+                            both (0) */
     size_t bound_search_bytes; /* its memory limit in bytes, 0: a quarter of the physical
                             memory, at most 4 GiB (0) */
     size_t memory_bytes; /* the memory the call may count on, bytes (0: the machine's
@@ -237,6 +244,7 @@ typedef struct xe_plan_result {
     char orders_status[96];  /* the orders row's status (further low-peak orders) */
     char restage_status[112]; /* the restaged row's status */
     char bound_search_status[96]; /* the search-bound row's status */
+    char reach_bound_status[96];  /* the reach-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
     char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
     char fit_status[112];    /* the fit-order row's status (docs/reorder.md) */

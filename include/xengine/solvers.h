@@ -342,6 +342,37 @@ void xe_bsearch_free(xe_bsearch *s);
  * XE_ENOMEM. */
 int xe_bsearch_path(const xe_bsearch *s, int *order, int *drops);
 
+/* The reach bound (src/solvers/bound_reach.c, docs/lns.md "Bounds" 7), one device, valid
+ * for every event list of ../shared/PROBLEM.md: the least cost of an event list from
+ * empty memory that ends with a target node resident, by A* backwards over resident
+ * sets (reach(S) = min over the member s computed last of c(s) + reach((S \ {s}) u
+ * inputs(s)), within the budget), plus every node outside the target's ancestors once.
+ * The target is the node whose ancestors and itself cost most once. Anytime like
+ * xe_bound_search: stopped at `deadline` (xe_now() seconds; 0: none), when *intr becomes
+ * nonzero, or at max_bytes (0: 256 MiB), it returns the least f popped, still a bound;
+ * exact (st->exact) when it reaches the empty set; INFINITY when no list reaches the
+ * target (no schedule fits). Returns xe_bound_cheapest(in) where it does not apply (as
+ * xe_bound_search: several devices, more than XE_BOUND_SEARCH_MAX_NODES nodes, a node
+ * that does not fit with its inputs, out of memory at the start). */
+double xe_bound_reach(const xe_instance *in, double deadline, size_t max_bytes, const volatile sig_atomic_t *intr,
+                      xe_bound_search_stats *st);
+/* The same in steps, for a thread (it allocates nothing while it runs: mapped arrays):
+ * xe_rsearch_new (NULL where the search does not apply or out of memory; in must
+ * outlive it), xe_rsearch_run (once; a second call returns the first's result),
+ * xe_rsearch_free (NULL: no-op). xe_rsearch_target: the target node. */
+typedef struct xe_rsearch xe_rsearch;
+xe_rsearch *xe_rsearch_new(const xe_instance *in, size_t max_bytes);
+double xe_rsearch_run(xe_rsearch *s, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st);
+int xe_rsearch_target(const xe_rsearch *s);
+void xe_rsearch_free(xe_rsearch *s);
+/* Once xe_rsearch_run was exact with a finite result and every node is an ancestor of
+ * the target (or the target): the cheapest path as a schedule, into *out (initialised
+ * here, caller-owned: xe_schedule_clear), replayed by the simulator, its cost in *cost
+ * (seconds; equal to the bound, so optimal over every schedule). XE_EINFEASIBLE where
+ * there is none (not exact, or nodes outside the target's ancestors), XE_EINVAL if the
+ * path does not read back or replay (a bug), XE_ENOMEM. Not while xe_rsearch_run runs. */
+int xe_rsearch_schedule(xe_rsearch *s, xe_schedule *out, double *cost);
+
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite
  * eviction bound would claim no stage schedule exists; the planners report that

@@ -47,7 +47,9 @@ static void help(FILE *f)
             "  --no-start       do not hand the heuristic schedule to the MILP\n"
             "  --no-reorder     plan in the graph's own node order only (see --method)\n"
             "  --no-bound-search  on one device, do not run the search bound on a second\n"
-            "                   thread (docs/lns.md, Bounds: row search-bound)\n"
+            "                   thread (docs/lns.md, Bounds: rows reach-bound, search-bound)\n"
+            "  --no-reach-bound on one device, do not run the reach bound first on that\n"
+            "                   thread (docs/lns.md, Bounds 7: rows reach-bound, reach)\n"
             "  --no-anneal      on one device, do not run the event-list local search last\n"
             "                   (docs/anneal.md: row anneal)\n"
             "  --no-fit-order   do not first look for an order that fits, without\n"
@@ -667,6 +669,8 @@ int xe_cli_solve(int argc, char **argv)
             po.no_reorder = 1;
         } else if (!strcmp(a, "--no-bound-search")) {
             po.no_bound_search = 1;
+        } else if (!strcmp(a, "--no-reach-bound")) {
+            po.no_reach_bound = 1;
         } else if (!strcmp(a, "--no-anneal")) {
             po.no_anneal = 1;
         } else if (!strcmp(a, "--no-fit-order")) {

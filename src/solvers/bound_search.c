@@ -58,10 +58,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
+
+#include "mapped.h"
 
 #define BS_NONE UINT32_MAX
 
@@ -107,62 +108,9 @@ typedef struct bs_ctx {
     int full;    /* memory limit reached: nothing more can be stored */
 } bs_ctx;
 
-/* The large arrays (states, hash, heap) are mapped directly and kept out of forked
- * children (MADV_DONTFORK): the planner forks CBC processes while the search runs on its
- * thread (docs/lns.md, "Bounds" 6), and every page those would share copy-on-write made
- * each write of the search a page copy (random_layered_n100 at 70%: 0.97 million states
- * expanded in a 60-s solve against 2.8 million beside a separate solve process). Zeroed,
- * as from calloc. NULL when out of memory. */
-static void *bs_map(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-#ifdef MADV_DONTFORK
-    (void)madvise(p, bytes, MADV_DONTFORK); /* a hint: without it only slower */
-#endif
-    return p;
-}
-
-static void bs_unmap(void *p, size_t bytes)
-{
-    if (p) munmap(p, bytes);
-}
-
-/* A mapping of nbytes holding the first oldbytes of p (which it replaces); NULL (p kept)
- * when out of memory. On Linux mremap moves the pages instead of copying them: growing
- * the state arrays by copy took 2.4 s at 2 million states of a 1,000-node graph, and the
- * search checks its stop flag only between states, so a solve overran its time limit by
- * that much. */
-static void *bs_remap(void *p, size_t oldbytes, size_t nbytes)
-{
-#ifdef MREMAP_MAYMOVE
-    void *q = mremap(p, oldbytes, nbytes, MREMAP_MAYMOVE);
-    if (q == MAP_FAILED) return NULL;
-#ifdef MADV_DONTFORK
-    (void)madvise(q, nbytes, MADV_DONTFORK); /* the grown part too */
-#endif
-    return q;
-#else
-    void *q = bs_map(nbytes);
-    if (!q) return NULL;
-    memcpy(q, p, oldbytes);
-    bs_unmap(p, oldbytes);
-    return q;
-#endif
-}
-
-/* The hash of a key; its high 32 bits are stored in the key's slot and pick the slot
- * (their low bits), so that the table grows without reading a key again. */
-static uint64_t bs_hash(const uint64_t *k, int words)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int i = 0; i < words; i++) {
-        h ^= k[i];
-        h *= 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    return h;
-}
+/* The large arrays (states, hash, heap) are mapped, not allocated (src/solvers/mapped.h).
+ * The hash of a key (xe_hash_words): its high 32 bits are stored in the key's slot and
+ * pick the slot (their low bits), so that the table grows without reading a key again. */
 /* Room for `extra` more bytes under the limit. */
 static int bs_room(bs_ctx *x, size_t extra)
 {
@@ -178,7 +126,7 @@ static int bs_grow_hash(bs_ctx *x)
 {
     size_t ncap = x->hcap * 2, extra = ncap * sizeof(uint64_t);
     if (ncap > ((size_t)1 << 32) || !bs_room(x, extra)) return -1;
-    uint64_t *ns = bs_map(ncap * sizeof *ns);
+    uint64_t *ns = xe_map(ncap * sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < x->hcap; i++) {
         uint64_t e = x->slot[i];
@@ -188,7 +136,7 @@ static int bs_grow_hash(bs_ctx *x)
         ns[j] = e;
     }
     x->bytes += extra - x->hcap * sizeof(uint64_t);
-    bs_unmap(x->slot, x->hcap * sizeof *x->slot);
+    xe_unmap(x->slot, x->hcap * sizeof *x->slot);
     x->slot = ns;
     x->hcap = ncap;
     return 0;
@@ -202,15 +150,15 @@ static int bs_grow_states(bs_ctx *x)
     if (!bs_room(x, (size_t)x->cap * per)) return -1;
     /* each mapping keeps its own size: if the second cannot grow, the first stays
      * larger than cap states need, and is unmapped at its size */
-    uint64_t *nk = bs_remap(x->keys, x->keys_bytes, (size_t)ncap * kb);
+    uint64_t *nk = xe_remap(x->keys, x->keys_bytes, (size_t)ncap * kb);
     if (!nk) return -1;
     x->keys = nk;
     x->keys_bytes = (size_t)ncap * kb;
-    double *ng = bs_remap(x->gbest, x->gbest_bytes, (size_t)ncap * sizeof *ng);
+    double *ng = xe_remap(x->gbest, x->gbest_bytes, (size_t)ncap * sizeof *ng);
     if (!ng) return -1;
     x->gbest = ng;
     x->gbest_bytes = (size_t)ncap * sizeof *ng;
-    uint32_t *np = bs_remap(x->parent, x->parent_bytes, (size_t)ncap * sizeof *np);
+    uint32_t *np = xe_remap(x->parent, x->parent_bytes, (size_t)ncap * sizeof *np);
     if (!np) return -1;
     x->parent = np;
     x->parent_bytes = (size_t)ncap * sizeof *np;
@@ -224,7 +172,7 @@ static int bs_push(bs_ctx *x, bs_item it)
     if (x->hn == x->heapcap) {
         size_t extra = x->heapcap * sizeof(bs_item);
         if (!bs_room(x, extra)) return -1;
-        bs_item *nh = bs_remap(x->heap, x->heapcap * sizeof *nh, 2 * x->heapcap * sizeof *nh);
+        bs_item *nh = xe_remap(x->heap, x->heapcap * sizeof *nh, 2 * x->heapcap * sizeof *nh);
         if (!nh) return -1;
         x->heap = nh;
         x->heapcap *= 2;
@@ -291,7 +239,7 @@ static int bs_add(bs_ctx *x, const bs_work *w, double g, uint32_t from)
 {
     int words = 2 * x->W;
     bs_encode(x, w);
-    uint64_t hv = bs_hash(x->key, words), tag = hv & 0xffffffff00000000ULL;
+    uint64_t hv = xe_hash_words(x->key, words), tag = hv & 0xffffffff00000000ULL;
     size_t j = bs_home(tag, x->hcap);
     for (uint64_t e; (e = x->slot[j]) != 0; j = (j + 1) & (x->hcap - 1)) {
         uint32_t id = (uint32_t)e;
@@ -557,11 +505,11 @@ void xe_bsearch_free(xe_bsearch *s)
     if (!s) return;
     bs_ctx *x = &s->x;
     free(s->c);
-    bs_unmap(x->keys, x->keys_bytes);
-    bs_unmap(x->gbest, x->gbest_bytes);
-    bs_unmap(x->parent, x->parent_bytes);
-    bs_unmap(x->slot, x->hcap * sizeof *x->slot);
-    bs_unmap(x->heap, x->heapcap * sizeof *x->heap);
+    xe_unmap(x->keys, x->keys_bytes);
+    xe_unmap(x->gbest, x->gbest_bytes);
+    xe_unmap(x->parent, x->parent_bytes);
+    xe_unmap(x->slot, x->hcap * sizeof *x->slot);
+    xe_unmap(x->heap, x->heapcap * sizeof *x->heap);
     free(x->key);
     free(x->reads);
     bs_work_free(&s->base);
@@ -587,11 +535,11 @@ xe_bsearch *xe_bsearch_new(const xe_instance *in, size_t max_bytes)
     x->gbest_bytes = (size_t)x->cap * sizeof *x->gbest;
     x->parent_bytes = (size_t)x->cap * sizeof *x->parent;
     x->goal = BS_NONE;
-    x->keys = bs_map(x->keys_bytes);
-    x->gbest = bs_map(x->gbest_bytes);
-    x->parent = bs_map(x->parent_bytes);
-    x->slot = bs_map(x->hcap * sizeof *x->slot);
-    x->heap = bs_map(x->heapcap * sizeof *x->heap);
+    x->keys = xe_map(x->keys_bytes);
+    x->gbest = xe_map(x->gbest_bytes);
+    x->parent = xe_map(x->parent_bytes);
+    x->slot = xe_map(x->hcap * sizeof *x->slot);
+    x->heap = xe_map(x->heapcap * sizeof *x->heap);
     x->key = malloc(sizeof *x->key * (size_t)(2 * x->W));
     x->reads = malloc(sizeof *x->reads * (size_t)n);
     s->c = malloc(sizeof *s->c * (size_t)n);

@@ -36,6 +36,10 @@ static int plan_search_check(const xe_instance *in, const xe_plan_opts *o, xe_pl
                              const xe_instance **cur, const xe_stages **best, double *best_cost, double *lb,
                              double *lb_index, const xe_plan_aside *aside, xe_err *err)
 {
+    double inc = plan_incumbent(res, *best_cost, aside);
+    /* the reach bound's path, cheaper than the schedule in hand: it is taken after the
+     * phases (xe_plan_reach_take), and nothing beats it */
+    if (xe_plan_reach_take(o, res, t_start, bs, inc, 0, err) == 1) return 1;
     int rc = xe_plan_search_order(in, o, res, t_start, bs, in2, perm, heur2, cur, best, best_cost, lb, lb_index, err);
     if (rc == 0 && xe_plan_bound_proves(bs, plan_incumbent(res, *best_cost, aside), o->rel_gap)) rc = 1;
     return rc;
@@ -799,6 +803,12 @@ out:
     xe_schedule_clear(&dtr);
     /* the search bound's path, where its thread ended after the last phase boundary
      * without drops: every node once in its order, optimal (then no anneal) */
+    /* the reach bound's path where it is cheaper than the result: optimal (docs/lns.md,
+     * "Bounds" 7) */
+    if (rc == XE_OK) {
+        int r = xe_plan_reach_take(oall, res, t_start, &bsearch, res->objective, 1, err);
+        if (r < 0) rc = r;
+    }
     if (rc == XE_OK) {
         int late = xe_plan_search_late(in, oall, res, t_start, &bsearch, err);
         if (late < 0) rc = late;
@@ -813,6 +823,10 @@ out:
     }
     o = oall;
     /* and once more: its thread may have ended while the anneal ran */
+    if (rc == XE_OK) {
+        int r = xe_plan_reach_take(oall, res, t_start, &bsearch, res->objective, 1, err);
+        if (r < 0) rc = r;
+    }
     if (rc == XE_OK) {
         int late = xe_plan_search_late(in, oall, res, t_start, &bsearch, err);
         if (late < 0) rc = late;

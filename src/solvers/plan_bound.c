@@ -16,7 +16,15 @@ static void *bound_main(void *arg)
     b->started = 1;
     pthread_cond_signal(&b->cond);
     pthread_mutex_unlock(&b->lock);
-    b->bound = xe_bsearch_run(b->search, b->deadline, &b->stop, &b->st); /* allocates nothing */
+    if (b->reach) { /* first, for its share (allocates nothing either) */
+        double until = b->deadline > 0 ? fmin(b->deadline, b->reach_until) : b->reach_until;
+        double r = xe_rsearch_run(b->reach, until, &b->stop, &b->rst);
+        pthread_mutex_lock(&b->lock);
+        b->reach_bound = r;
+        b->reach_done = 1;
+        pthread_mutex_unlock(&b->lock);
+    }
+    if (b->search) b->bound = xe_bsearch_run(b->search, b->deadline, &b->stop, &b->st); /* allocates nothing */
     pthread_mutex_lock(&b->lock);
     b->done = 1;
     pthread_cond_signal(&b->cond); /* xe_plan_bound_start may wait for it */
@@ -36,11 +44,16 @@ static size_t bound_bytes(void)
 
 void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_opts *o, double t_start)
 {
-    *b = (xe_plan_bound){.bound = -INFINITY};
+    *b = (xe_plan_bound){.bound = -INFINITY, .reach_bound = -INFINITY};
     if (o->no_bound_search || o->feasibility || o->mode == XE_PLAN_HEURISTIC) return;
     b->deadline = o->time_limit > 0 ? t_start + o->time_limit : 0.0;
-    b->search = xe_bsearch_new(in, o->bound_search_bytes ? o->bound_search_bytes : bound_bytes());
-    if (!b->search) return; /* nothing to search (or no memory): no row */
+    b->reach_until = o->time_limit > 0 ? t_start + XE_PLAN_REACH_SHARE * o->time_limit
+                                       : t_start + XE_PLAN_REACH_DEFAULT_S;
+    size_t bytes = o->bound_search_bytes ? o->bound_search_bytes : bound_bytes();
+    b->reach = o->no_reach_bound ? NULL : xe_rsearch_new(in, bytes / 2);
+    b->search = xe_bsearch_new(in, b->reach ? bytes / 2 : bytes);
+    if (!b->search && !b->reach) return; /* nothing to search (or no memory): no row */
+    b->search_ran = b->search != NULL;
     int lock = pthread_mutex_init(&b->lock, NULL) == 0;
     int cond = lock && pthread_cond_init(&b->cond, NULL) == 0;
     b->running = cond && pthread_create(&b->thread, NULL, bound_main, b) == 0;
@@ -66,6 +79,8 @@ void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_
     if (lock) pthread_mutex_destroy(&b->lock);
     xe_bsearch_free(b->search);
     b->search = NULL;
+    xe_rsearch_free(b->reach);
+    b->reach = NULL;
 }
 
 double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res)
@@ -76,8 +91,26 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
     b->running = 0;
     xe_bsearch_free(b->search);
     b->search = NULL;
+    xe_rsearch_free(b->reach);
+    b->reach = NULL;
+    xe_schedule_clear(&b->reach_sched);
     pthread_cond_destroy(&b->cond);
     pthread_mutex_destroy(&b->lock);
+    double reach = -INFINITY;
+    if (b->reach_done) { /* its row first: it ran first */
+        const xe_bound_search_stats *rt = &b->rst;
+        reach = isfinite(b->reach_bound) ? b->reach_bound : -INFINITY;
+        const char *why = rt->stop == XE_BOUND_SEARCH_EXACT    ? "exact: the least cost of reaching the target"
+                          : rt->stop == XE_BOUND_SEARCH_MEMORY ? "stopped at its memory limit"
+                                                                : "stopped at its share of the time";
+        snprintf(res->reach_bound_status, sizeof res->reach_bound_status, "%s (%zu states, %ld expanded)", why,
+                 rt->states, rt->expanded);
+        if (o->phase) o->phase(o->ctx, "reach-bound");
+        xe_plan_row r = {.method = "reach-bound", .status = res->reach_bound_status, .objective = INFINITY,
+                         .bound = reach, .gap = NAN, .time = rt->seconds, .milp_status = -1};
+        xe_plan_emit(o, res, &r);
+    }
+    if (!b->search_ran) return reach;
     const xe_bound_search_stats *st = &b->st;
     double bound = isfinite(b->bound) ? b->bound : -INFINITY; /* INFINITY: the exact search's to prove */
     const char *why = st->stop == XE_BOUND_SEARCH_EXACT    ? "optimum of the relaxed game"
@@ -89,7 +122,7 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
     xe_plan_row r = {.method = "search-bound", .status = res->bound_search_status, .objective = INFINITY,
                      .bound = bound, .gap = NAN, .time = st->seconds, .milp_status = -1};
     xe_plan_emit(o, res, &r);
-    return bound;
+    return fmax(bound, reach);
 }
 
 /* 1 when the thread runs and has returned: its search and results are the caller's to
@@ -105,7 +138,7 @@ static int bound_ended(xe_plan_bound *b)
 
 int xe_plan_bound_order(xe_plan_bound *b, int *order)
 {
-    if (b->path_asked || !bound_ended(b)) return 0;
+    if (b->path_asked || !b->search || !bound_ended(b)) return 0;
     b->path_asked = 1; /* the thread has returned: its search is the caller's to read */
     if (b->st.stop != XE_BOUND_SEARCH_EXACT || !isfinite(b->bound)) return 0;
     int drops = 0, rc = xe_bsearch_path(b->search, order, &drops);
@@ -115,7 +148,12 @@ int xe_plan_bound_order(xe_plan_bound *b, int *order)
 
 double xe_plan_bound_ended(xe_plan_bound *b)
 {
-    return bound_ended(b) && isfinite(b->bound) ? b->bound : -INFINITY;
+    if (!b->running) return -INFINITY;
+    pthread_mutex_lock(&b->lock);
+    double r = b->reach_done && isfinite(b->reach_bound) ? b->reach_bound : -INFINITY;
+    double s = b->done && isfinite(b->bound) ? b->bound : -INFINITY;
+    pthread_mutex_unlock(&b->lock);
+    return fmax(r, s);
 }
 
 double xe_plan_bound_fn(void *ctx)
@@ -129,4 +167,39 @@ int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap)
     if (!isfinite(incumbent) || !isfinite(bound)) return 0;
     double gap = xe_plan_rel_gap(incumbent, bound);
     return isfinite(gap) && gap <= rel_gap;
+}
+
+int xe_plan_reach_take(const xe_plan_opts *o, xe_plan_result *res, double t_start, xe_plan_bound *b,
+                       double incumbent, int take, xe_err *err)
+{
+    if (!b->running || !b->reach || b->reach_taken) return 0;
+    if (!b->reach_asked) { /* once it has ended exact: its schedule, built here once */
+        pthread_mutex_lock(&b->lock);
+        int done = b->reach_done;
+        pthread_mutex_unlock(&b->lock);
+        if (!done) return 0;
+        b->reach_asked = 1; /* the thread has left the reach search: its path is ours to read */
+        if (b->rst.stop != XE_BOUND_SEARCH_EXACT || !isfinite(b->reach_bound)) return 0;
+        double t0 = xe_now();
+        int rc = xe_rsearch_schedule(b->reach, &b->reach_sched, &b->reach_cost);
+        b->reach_build_s = xe_now() - t0;
+        if (rc == XE_ENOMEM) return xe_err_set(err, rc, "plan: out of memory reading the reach bound's path");
+        if (rc != XE_OK) b->reach_cost = INFINITY; /* no schedule (nodes outside the target's ancestors) */
+    }
+    if (!b->reach_sched.len || !(b->reach_cost < incumbent * (1 - 1e-12))) return 0;
+    if (!take) return 1;
+    b->reach_taken = 1;
+    double t = xe_now() - t_start, cost = b->reach_cost;
+    xe_plan_take_dtr(res, &b->reach_sched, cost, t, "reach"); /* moved: reach_sched left empty */
+    xe_plan_trace(res, t, cost);
+    if (o->phase) o->phase(o->ctx, "reach");
+    xe_plan_row r = {.method = "reach",
+                     .status = "the reach bound's cheapest path: optimal over every schedule",
+                     .objective = cost,
+                     .bound = b->reach_bound,
+                     .gap = xe_plan_rel_gap(cost, b->reach_bound),
+                     .time = b->reach_build_s,
+                     .milp_status = -1};
+    xe_plan_emit(o, res, &r);
+    return 1;
 }

@@ -238,7 +238,17 @@ int xe_plan_lp_bound(const xe_instance *in, int64_t est, const xe_plan_opts *o, 
                                                         of the physical memory, at most this */
 #define XE_PLAN_BOUND_WAIT_S 0.02 /* seconds xe_plan_bound_start waits for the search to end */
 typedef struct xe_plan_bound {
+    xe_rsearch *reach;          /* the reach bound (xe_rsearch_new), run first */
+    double reach_until;         /* when the thread stops it for the search bound */
+    double reach_bound;         /* seconds, once reach_done */
+    xe_bound_search_stats rst;
+    int reach_done;             /* it has returned (under lock): the caller may read it */
+    int reach_asked;            /* xe_plan_reach_take has looked at its end */
+    xe_schedule reach_sched;    /* its path as a schedule (empty: none), reach_cost seconds */
+    double reach_cost, reach_build_s;
+    int reach_taken;            /* the result took it */
     xe_bsearch *search;         /* allocated by the calling thread (xe_bsearch_new) */
+    int search_ran;             /* search was allocated: its row is emitted */
     pthread_t thread;
     int running;
     pthread_mutex_t lock;       /* with started: the thread is running before the call */
@@ -251,6 +261,11 @@ typedef struct xe_plan_bound {
     int done;                   /* the thread has returned (under lock) */
     int path_asked;             /* xe_plan_bound_order has looked at its path */
 } xe_plan_bound;
+/* The reach search's share of the thread's time (the search bound has the rest): half the
+ * time limit, XE_PLAN_REACH_DEFAULT_S without one. Memory: each search gets half the
+ * thread's limit. */
+#define XE_PLAN_REACH_SHARE 0.5
+#define XE_PLAN_REACH_DEFAULT_S 30.0
 /* Starts the thread where it applies (b->running = 1) and waits until it has ended or
  * XE_PLAN_BOUND_WAIT_S has passed, so that a search that ends at once (small instances)
  * is seen by every phase on every run; b must stay in place until xe_plan_bound_finish.
@@ -260,6 +275,15 @@ void xe_plan_bound_start(xe_plan_bound *b, const xe_instance *in, const xe_plan_
  * res->bound_search_status) and returns its bound in seconds (a bound on every
  * schedule); -INFINITY when it did not run or found no finite bound. */
 double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_result *res);
+/* Without waiting: where the reach search has ended exact with a schedule (every node an
+ * ancestor of its target) costing less than `incumbent` (seconds), 1; with `take`, that
+ * schedule then becomes the result (name "reach", optimal over every schedule, row
+ * "reach"), the caller's stage schedule in hand being dropped as any event list's is. 0
+ * otherwise (not ended, not exact, no schedule, not cheaper, taken before); XE_ENOMEM
+ * (negative). The check points between phases call it without `take` to stop early;
+ * after the phases it is called with `take`. */
+int xe_plan_reach_take(const xe_plan_opts *o, xe_plan_result *res, double t_start,
+                       xe_plan_bound *b, double incumbent, int take, xe_err *err);
 /* Without waiting: 1 when the thread has returned having reached every node and the
  * relaxed game's cheapest path has no drops (xe_bsearch_path): order[n] (caller-owned)
  * then holds the path's order, in which every node computed once fits the budget (an
@@ -268,14 +292,14 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
  * otherwise: still running, not exact, not started, or asked before (it answers once).
  * XE_ENOMEM (negative). */
 int xe_plan_bound_order(xe_plan_bound *b, int *order);
-/* Without waiting: 1 when the thread has returned and its bound proves a schedule of
- * `incumbent` seconds optimal within rel_gap (xe_plan_rel_gap), so no later phase can
- * gain; 0 otherwise. */
-/* Without waiting: the search bound (seconds, over every schedule) once its thread has
- * returned with a finite one; -INFINITY while it runs or without one. */
+/* Without waiting: the best bound over every schedule the thread has finished (seconds):
+ * the reach bound once it has ended, the search bound once the thread has returned, the
+ * larger where both; -INFINITY before either or without a finite one. */
 double xe_plan_bound_ended(xe_plan_bound *b);
 /* xe_plan_bound_ended for xe_lns_opts.bound_fn (ctx: the xe_plan_bound, or NULL: none). */
 double xe_plan_bound_fn(void *ctx);
+/* Without waiting: 1 when xe_plan_bound_ended proves a schedule of `incumbent` seconds
+ * optimal within rel_gap (xe_plan_rel_gap), so no later phase can gain; 0 otherwise. */
 int xe_plan_bound_proves(xe_plan_bound *b, double incumbent, double rel_gap);
 /* plan.c's use of it at the phases' boundaries (plan_order.c): where the path has no
  * drops and *best_cost is above every node once, the planner adopts that order

@@ -430,6 +430,11 @@ typedef struct xe_lns_opts {
                            between neighbourhoods: it raises res->bound, so the search
                            stops "bound reached" once it proves the incumbent (NULL) */
     void *bound_ctx;    /* bound_fn's argument */
+    int (*beaten_fn)(void *ctx, double incumbent); /* optional: 1 when the caller holds a
+                           schedule cheaper than `incumbent` seconds (the planner's reach
+                           bound's path, found on another thread), read with bound_fn:
+                           the search then stops "a cheaper schedule in hand" (NULL; its
+                           ctx is bound_ctx) */
     /* optional: what solves each neighbourhood, in place of xe_milp_solve (its contract,
        with milp_ctx passed first); for tests that make it fail (NULL) */
     int (*milp_fn)(void *ctx, const xe_instance *in, const xe_milp_opts *o, xe_milp_result *res, xe_err *err);

@@ -23,6 +23,7 @@ void xe_lns_opts_default(xe_lns_opts *o)
     o->isolate = 0;
     o->interrupt = NULL;
     o->bound_fn = NULL;
+    o->beaten_fn = NULL;
     o->bound_ctx = NULL;
     o->progress = 0;
     o->window = 0;
@@ -132,6 +133,10 @@ int xe_lns_solve(const xe_instance *in, const xe_stages *start, const xe_lns_opt
         }
         if (isfinite(res->bound) && res->objective > 0 && (res->objective - res->bound) / res->objective <= o->rel_gap) {
             res->stop = "bound reached"; /* also when no time is left: the proof stands */
+            break;
+        }
+        if (o->beaten_fn && o->beaten_fn(o->bound_ctx, res->objective)) {
+            res->stop = "a cheaper schedule in hand";
             break;
         }
         double left = deadline - xe_now();

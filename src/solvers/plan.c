@@ -646,6 +646,7 @@ int xe_plan(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, x
          * thread has ended, LNS stops where it proves the incumbent (before 2026-12-05 it
          * ran its share out: U-Net one GPU at 70%, proven after 1.1 s, solve over at 6.2 s) */
         lo.bound_fn = xe_plan_bound_fn;
+        lo.beaten_fn = xe_plan_reach_beats;
         lo.bound_ctx = &bsearch;
         lo.threads = o->threads;
         lo.isolate = 1;

@@ -203,3 +203,9 @@ int xe_plan_reach_take(const xe_plan_opts *o, xe_plan_result *res, double t_star
     xe_plan_emit(o, res, &r);
     return 1;
 }
+
+int xe_plan_reach_beats(void *ctx, double incumbent)
+{
+    xe_err e;
+    return ctx && xe_plan_reach_take(NULL, NULL, 0.0, ctx, incumbent, 0, &e) == 1;
+}

@@ -282,6 +282,9 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
  * otherwise (not ended, not exact, no schedule, not cheaper, taken before); XE_ENOMEM
  * (negative). The check points between phases call it without `take` to stop early;
  * after the phases it is called with `take`. */
+/* xe_plan_reach_take without taking, for xe_lns_opts.beaten_fn (ctx: the xe_plan_bound,
+ * or NULL: 0). */
+int xe_plan_reach_beats(void *ctx, double incumbent);
 int xe_plan_reach_take(const xe_plan_opts *o, xe_plan_result *res, double t_start,
                        xe_plan_bound *b, double incumbent, int take, xe_err *err);
 /* Without waiting: 1 when the thread has returned having reached every node and the

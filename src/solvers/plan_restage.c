@@ -119,6 +119,7 @@ int xe_plan_restage_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_
         lo.rel_gap = o->rel_gap;
         lo.bound = lb_any; /* holds for every schedule, so for the restaged instance's too */
         lo.bound_fn = xe_plan_bound_fn; /* the search bound, once its thread ends: likewise */
+        lo.beaten_fn = xe_plan_reach_beats; /* and the reach bound's path, once cheaper */
         lo.bound_ctx = bs;
         lo.threads = o->threads;
         lo.isolate = 1;

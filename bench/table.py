@@ -61,9 +61,10 @@ def short(g):
 
 # auto's schedules outside the graph order's stage class: planned in another order
 # (docs/reorder.md; an order that fits the budget: fit-order), or an event list (the exact
-# search's, restaged or annealed: docs/pebble.md, docs/anneal.md)
+# search's, restaged or annealed: docs/pebble.md, docs/anneal.md; the reach bound's path:
+# docs/lns.md "Bounds" 7)
 OUTSIDE_GRAPH_ORDER = ("low-peak order", "(pebbling)", "(restaged)", "(restaged-lns)", "(anneal)", "search-order",
-                       "(fit-order)")
+                       "(fit-order)", "(reach)")
 
 
 def case_bound(rows):

@@ -104,28 +104,11 @@ static int rs_room(xe_rsearch *x, size_t extra)
     return x->bytes + extra <= x->max_bytes;
 }
 
-static size_t rs_home(uint64_t e, size_t hcap)
-{
-    return (size_t)(e >> 32) & (hcap - 1);
-}
-
 static int rs_grow_hash(xe_rsearch *x)
 {
-    size_t ncap = x->hcap * 2, extra = ncap * sizeof(uint64_t);
-    if (ncap > ((size_t)1 << 32) || !rs_room(x, extra)) return -1;
-    uint64_t *ns = xe_map(ncap * sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i < x->hcap; i++) {
-        uint64_t e = x->slot[i];
-        if (!e) continue;
-        size_t j = rs_home(e, ncap);
-        while (ns[j]) j = (j + 1) & (ncap - 1);
-        ns[j] = e;
-    }
-    x->bytes += extra - x->hcap * sizeof(uint64_t);
-    xe_unmap(x->slot, x->hcap * sizeof *x->slot);
-    x->slot = ns;
-    x->hcap = ncap;
+    size_t extra = x->hcap * sizeof(uint64_t); /* the new table's size less the old's */
+    if (x->hcap * 2 > ((size_t)1 << 32) || !rs_room(x, 2 * extra) || xe_slots_grow(&x->slot, &x->hcap)) return -1;
+    x->bytes += extra;
     return 0;
 }
 
@@ -206,7 +189,7 @@ static uint32_t rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail)
     }
     int W = x->W;
     uint64_t tag = xe_hash_words(S, W) & 0xffffffff00000000ULL;
-    size_t j = rs_home(tag, x->hcap);
+    size_t j = xe_slot_home(tag, x->hcap);
     for (uint64_t e; (e = x->slot[j]) != 0; j = (j + 1) & (x->hcap - 1)) {
         uint32_t id = (uint32_t)e - 1;
         if ((e & 0xffffffff00000000ULL) == tag && !memcmp(x->keys + (size_t)id * (size_t)W, S, sizeof *S * (size_t)W))

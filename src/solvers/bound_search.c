@@ -117,28 +117,11 @@ static int bs_room(bs_ctx *x, size_t extra)
     return x->bytes + extra <= x->max_bytes;
 }
 
-static size_t bs_home(uint64_t e, size_t hcap)
-{
-    return (size_t)(e >> 32) & (hcap - 1);
-}
-
 static int bs_grow_hash(bs_ctx *x)
 {
-    size_t ncap = x->hcap * 2, extra = ncap * sizeof(uint64_t);
-    if (ncap > ((size_t)1 << 32) || !bs_room(x, extra)) return -1;
-    uint64_t *ns = xe_map(ncap * sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i < x->hcap; i++) {
-        uint64_t e = x->slot[i];
-        if (!e) continue;
-        size_t j = bs_home(e, ncap);
-        while (ns[j]) j = (j + 1) & (ncap - 1);
-        ns[j] = e;
-    }
-    x->bytes += extra - x->hcap * sizeof(uint64_t);
-    xe_unmap(x->slot, x->hcap * sizeof *x->slot);
-    x->slot = ns;
-    x->hcap = ncap;
+    size_t extra = x->hcap * sizeof(uint64_t); /* the new table's size less the old's */
+    if (x->hcap * 2 > ((size_t)1 << 32) || !bs_room(x, 2 * extra) || xe_slots_grow(&x->slot, &x->hcap)) return -1;
+    x->bytes += extra;
     return 0;
 }
 
@@ -240,7 +223,7 @@ static int bs_add(bs_ctx *x, const bs_work *w, double g, uint32_t from)
     int words = 2 * x->W;
     bs_encode(x, w);
     uint64_t hv = xe_hash_words(x->key, words), tag = hv & 0xffffffff00000000ULL;
-    size_t j = bs_home(tag, x->hcap);
+    size_t j = xe_slot_home(tag, x->hcap);
     for (uint64_t e; (e = x->slot[j]) != 0; j = (j + 1) & (x->hcap - 1)) {
         uint32_t id = (uint32_t)e;
         if ((e & 0xffffffff00000000ULL) != tag) continue;

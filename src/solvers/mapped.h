@@ -70,4 +70,31 @@ static inline uint64_t xe_hash_words(const uint64_t *k, int words)
     return h;
 }
 
+/* Hash tables of tagged slots (bound_search.c, bound_reach.c): a slot is 0 when empty,
+ * else an entry whose high 32 bits are its key's hash's and pick its home slot. */
+static inline size_t xe_slot_home(uint64_t e, size_t hcap)
+{
+    return (size_t)(e >> 32) & (hcap - 1);
+}
+
+/* Doubles the table *slot of *hcap slots (a power of two): a new mapping holding every
+ * entry, the old one unmapped. 0, or -1 (the table kept) when out of memory. */
+static inline int xe_slots_grow(uint64_t **slot, size_t *hcap)
+{
+    size_t ncap = *hcap * 2;
+    uint64_t *ns = xe_map(ncap * sizeof *ns);
+    if (!ns) return -1;
+    for (size_t i = 0; i < *hcap; i++) {
+        uint64_t e = (*slot)[i];
+        if (!e) continue;
+        size_t j = xe_slot_home(e, ncap);
+        while (ns[j]) j = (j + 1) & (ncap - 1);
+        ns[j] = e;
+    }
+    xe_unmap(*slot, *hcap * sizeof **slot);
+    *slot = ns;
+    *hcap = ncap;
+    return 0;
+}
+
 #endif

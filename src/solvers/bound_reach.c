@@ -57,6 +57,10 @@
 #include "mapped.h"
 
 #define RS_NONE UINT32_MAX
+/* The single nodes' table (xe_rsearch_run): at most this share of the time to the
+ * deadline, and this many expansions a node. */
+#define RS_TABLE_SHARE 0.25
+#define RS_TABLE_EXPANSIONS 2000L
 
 /* A heap entry: a stored state, the f and g it was pushed with (stale when g is above
  * the state's stored cost), and whether it is a completed path (f exact). */
@@ -72,6 +76,7 @@ struct xe_rsearch {
     int n, W, target;
     int64_t budget;
     double *c;       /* [n] cost on the device, seconds */
+    double *extra;   /* [n] lower bounds on reach({v}) - once(anc*(v)) (the table) */
     uint64_t *anc;   /* [n][W] v and its ancestors */
     uint64_t *desc;  /* [n][W] v's descendants (not v) */
     double rest;     /* every node outside anc*(target) once */
@@ -233,6 +238,23 @@ static double rs_closure(xe_rsearch *x, const uint64_t *S)
     return h;
 }
 
+/* h(S): rs_closure's every node of anc*(S) once, plus the largest extra cost of a
+ * member alone (x->extra: reach({m}) - once(anc*(m)), at least; any list reaching S
+ * reaches {m}, and without the computes outside anc*(m) still does, so reach(S) >=
+ * reach({m}) + once(anc*(S) \ anc*(m))). Leaves x->a = anc*(S). */
+static double rs_max_extra(const xe_rsearch *x, const uint64_t *S)
+{
+    double m = 0.0;
+    for (int w = 0; w < x->W; w++)
+        for (uint64_t b = S[w]; b; b &= b - 1) m = fmax(m, x->extra[64 * w + __builtin_ctzll(b)]);
+    return m;
+}
+
+static double rs_estimate(xe_rsearch *x, const uint64_t *S)
+{
+    return rs_closure(x, S) + rs_max_extra(x, S);
+}
+
 /* Removes S's forced members (file comment), highest index first, in one pass; returns
  * their cost. With `log`, appends them there in the order removed (*nlog counts). */
 static double rs_normalize(const xe_rsearch *x, uint64_t *S, int *log, int *nlog)
@@ -295,9 +317,11 @@ static int rs_add(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, dou
     if (!(g < x->gbest[id])) return 0;
     x->gbest[id] = g;
     x->parent[id] = from;
-    double f = g + rs_closure(x, S);
+    double once = rs_closure(x, S);
+    int complete = rs_fits_once(x, S); /* then reach(S) is once exactly */
+    double f = g + once + (complete ? 0.0 : rs_max_extra(x, S));
     if (f < fmin) f = fmin;
-    return rs_push(x, (rs_item){.f = f, .g = g, .id = id, .complete = rs_fits_once(x, S)});
+    return rs_push(x, (rs_item){.f = f, .g = g, .id = id, .complete = complete});
 }
 
 /* 1 when some one-smaller subset of S is stored at cost <= g. */
@@ -318,6 +342,7 @@ void xe_rsearch_free(xe_rsearch *s)
 {
     if (!s) return;
     free(s->c);
+    free(s->extra);
     free(s->anc);
     free(s->desc);
     free(s->lastr);
@@ -345,6 +370,7 @@ xe_rsearch *xe_rsearch_new(const xe_instance *in, size_t max_bytes)
                       .max_bytes = max_bytes ? max_bytes : (size_t)256 << 20, .cap = 1024, .hcap = 4096,
                       .heapcap = 1024};
     x->c = malloc(sizeof *x->c * (size_t)n);
+    x->extra = calloc((size_t)n, sizeof *x->extra);
     x->anc = calloc((size_t)n * (size_t)W, sizeof *x->anc);
     x->desc = calloc((size_t)n * (size_t)W, sizeof *x->desc);
     x->lastr = malloc(sizeof *x->lastr * (size_t)n);
@@ -361,7 +387,7 @@ xe_rsearch *xe_rsearch_new(const xe_instance *in, size_t max_bytes)
     x->heap = xe_map(x->heapcap * sizeof *x->heap);
     x->bytes = x->keys_bytes + x->gbest_bytes + x->parent_bytes + x->hcap * sizeof(uint64_t) +
                x->heapcap * sizeof(rs_item);
-    if (!x->c || !x->anc || !x->desc || !x->lastr || !x->a || !x->t || !x->u || !x->keys || !x->gbest ||
+    if (!x->c || !x->extra || !x->anc || !x->desc || !x->lastr || !x->a || !x->t || !x->u || !x->keys || !x->gbest ||
         !x->parent || !x->slot || !x->heap) {
         xe_rsearch_free(x);
         return NULL;
@@ -407,37 +433,42 @@ int xe_rsearch_target(const xe_rsearch *s)
     return s->target;
 }
 
-double xe_rsearch_run(xe_rsearch *x, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
+/* One A* from {v} (the storage reset first): the least f popped in *lb (a bound on
+ * reach({v}), exact with XE_BOUND_SEARCH_EXACT, INFINITY when no list reaches v), x->goal
+ * the completed state where exact. It stops at `deadline` (0: none), at *intr, after
+ * max_expanded expansions (0: no cap), or at the memory limit. Returns XE_BOUND_SEARCH_*;
+ * adds its expansions to *expanded. */
+static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_atomic_t *intr, long max_expanded,
+                     double *lb, long *expanded)
 {
-    xe_bound_search_stats dummy;
-    if (!st) st = &dummy;
-    double t0 = xe_now();
-    *st = (xe_bound_search_stats){.bound = x->rest, .stop = XE_BOUND_SEARCH_SKIPPED};
-    if (x->ran) return x->result;
-    x->ran = 1;
     int W = x->W, stop = XE_BOUND_SEARCH_STOPPED;
-    double lb = 0.0;
+    long own = 0;
+    x->nstates = 0;
+    x->hn = 0;
+    x->goal = RS_NONE;
+    memset(x->slot, 0, x->hcap * sizeof *x->slot);
     memset(x->t, 0, sizeof *x->t * (size_t)W);
-    x->t[x->target >> 6] |= 1ULL << (x->target & 63);
+    x->t[v >> 6] |= 1ULL << (v & 63);
     double g0 = rs_normalize(x, x->t, NULL, NULL);
-    lb = g0 + rs_closure(x, x->t); /* the start's f: a bound before anything is popped */
+    *lb = g0 + rs_estimate(x, x->t); /* the start's f: a bound before anything is popped */
     if (rs_add(x, x->t, g0, RS_NONE, 0.0)) stop = XE_BOUND_SEARCH_MEMORY;
     while (stop == XE_BOUND_SEARCH_STOPPED) {
-        if (x->hn == 0) { /* no list reaches the target: no schedule fits */
-            lb = INFINITY;
+        if (x->hn == 0) { /* no list reaches v: no schedule fits */
+            *lb = INFINITY;
             stop = XE_BOUND_SEARCH_EXACT;
             break;
         }
-        if ((st->expanded & 255) == 0 && ((deadline > 0 && xe_now() >= deadline) || xe_interrupted(intr))) break;
+        if ((own & 255) == 0 && ((deadline > 0 && xe_now() >= deadline) || xe_interrupted(intr))) break;
+        if (max_expanded > 0 && own >= max_expanded) break;
         rs_item it = rs_pop(x);
         if (it.g > x->gbest[it.id]) continue; /* stale */
-        lb = it.f;
+        *lb = it.f;
         if (it.complete) {
             x->goal = it.id;
             stop = XE_BOUND_SEARCH_EXACT;
             break;
         }
-        st->expanded++;
+        own++;
         const uint64_t *key = x->keys + (size_t)it.id * (size_t)W;
         uint64_t S[64];
         memcpy(S, key, sizeof *S * (size_t)W);
@@ -462,10 +493,38 @@ double xe_rsearch_run(xe_rsearch *x, double deadline, const volatile sig_atomic_
                 }
             }
     }
+    *expanded += own;
+    return stop;
+}
+
+double xe_rsearch_run(xe_rsearch *x, double deadline, const volatile sig_atomic_t *intr, xe_bound_search_stats *st)
+{
+    xe_bound_search_stats dummy;
+    if (!st) st = &dummy;
+    double t0 = xe_now();
+    *st = (xe_bound_search_stats){.bound = x->rest, .stop = XE_BOUND_SEARCH_SKIPPED};
+    if (x->ran) return x->result;
+    x->ran = 1;
+    long expanded = 0;
+    double lb = 0.0;
+    /* the table of single nodes' extra costs, ancestors first (each search's sets hold
+     * only ancestors of its node, whose entries are final by then), in a quarter of the
+     * time at most and RS_TABLE_EXPANSIONS expansions a node */
+    double table_end = deadline > 0 ? t0 + RS_TABLE_SHARE * (deadline - t0) : 0.0;
+    const uint64_t *at = x->anc + (size_t)x->target * (size_t)x->W;
+    for (int v = 0; v < x->n && !xe_interrupted(intr) && !(table_end > 0 && xe_now() >= table_end); v++) {
+        if (v == x->target || !HAS(at, v) || x->g->pred_off[v] == x->g->pred_off[v + 1]) continue;
+        int r = rs_search(x, v, table_end, intr, RS_TABLE_EXPANSIONS, &lb, &expanded);
+        if (r == XE_BOUND_SEARCH_MEMORY || !isfinite(lb)) break; /* the target's search will say */
+        memset(x->u, 0, sizeof *x->u * (size_t)x->W);
+        x->u[v >> 6] |= 1ULL << (v & 63);
+        x->extra[v] = fmax(0.0, lb - rs_closure(x, x->u));
+    }
+    int stop = rs_search(x, x->target, deadline, intr, 0, &lb, &expanded);
     x->full = stop == XE_BOUND_SEARCH_MEMORY;
     x->exact = stop == XE_BOUND_SEARCH_EXACT;
     x->result = lb + x->rest;
-    *st = (xe_bound_search_stats){.bound = x->result, .exact = x->exact, .stop = stop, .expanded = st->expanded,
+    *st = (xe_bound_search_stats){.bound = x->result, .exact = x->exact, .stop = stop, .expanded = expanded,
                                   .states = x->nstates, .seconds = xe_now() - t0};
     return x->result;
 }
@@ -487,8 +546,9 @@ static int rs_emit_step(xe_rsearch *x, const uint64_t *to, double gto, const uin
             for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++)
                 x->t[g->pred[k] >> 6] |= 1ULL << (g->pred[k] & 63);
             double c = gto + x->c[s] + rs_normalize(x, x->t, log, &nlog);
-            if (memcmp(x->t, from, sizeof *from * (size_t)W) || fabs(c - gfrom) > 1e-9 * fmax(1.0, fabs(gfrom)))
-                continue;
+            /* the set, at no more than the stored cost (a parent reached more cheaply
+             * after its child was stored only makes the path cheaper) */
+            if (memcmp(x->t, from, sizeof *from * (size_t)W) || c > gfrom + 1e-9 * fmax(1.0, fabs(gfrom))) continue;
             int rc = XE_OK;
             for (int q = nlog - 1; q >= 0 && !rc; q--) rc = xe_schedule_push(out, XE_EV_COMPUTE, log[q], 0, -1);
             if (!rc) rc = xe_schedule_push(out, XE_EV_COMPUTE, s, 0, -1);

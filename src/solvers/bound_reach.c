@@ -433,6 +433,14 @@ int xe_rsearch_target(const xe_rsearch *s)
     return s->target;
 }
 
+/* 1 at the deadline (0: none) or once *intr is set: checked at every state popped and
+ * every child stored (a clock read costs tens of nanoseconds, a child at least |S|
+ * words; checking every 256 expansions, a 2,000-input fan-in overran a 2-s limit by 18 s). */
+static int rs_stop(double deadline, const volatile sig_atomic_t *intr)
+{
+    return xe_interrupted(intr) || (deadline > 0 && xe_now() >= deadline);
+}
+
 /* One A* from {v} (the storage reset first): the least f popped in *lb (a bound on
  * reach({v}), exact with XE_BOUND_SEARCH_EXACT, INFINITY when no list reaches v), x->goal
  * the completed state where exact. It stops at `deadline` (0: none), at *intr, after
@@ -441,7 +449,7 @@ int xe_rsearch_target(const xe_rsearch *s)
 static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_atomic_t *intr, long max_expanded,
                      double *lb, long *expanded)
 {
-    int W = x->W, stop = XE_BOUND_SEARCH_STOPPED;
+    int W = x->W, stop = XE_BOUND_SEARCH_STOPPED, cut = 0;
     long own = 0;
     x->nstates = 0;
     x->hn = 0;
@@ -458,7 +466,7 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
             stop = XE_BOUND_SEARCH_EXACT;
             break;
         }
-        if ((own & 255) == 0 && ((deadline > 0 && xe_now() >= deadline) || xe_interrupted(intr))) break;
+        if (rs_stop(deadline, intr)) break;
         if (max_expanded > 0 && own >= max_expanded) break;
         rs_item it = rs_pop(x);
         if (it.g > x->gbest[it.id]) continue; /* stale */
@@ -475,7 +483,7 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
         if (rs_dominated(x, S, it.g)) continue;
         int64_t ms = rs_mem(x, S);
         const xe_graph *g = x->g;
-        for (int w = 0; w < W && stop == XE_BOUND_SEARCH_STOPPED; w++)
+        for (int w = 0; w < W && stop == XE_BOUND_SEARCH_STOPPED && !cut; w++)
             for (uint64_t b = S[w]; b; b &= b - 1) {
                 int s = 64 * w + __builtin_ctzll(b);
                 int64_t extra = 0;
@@ -491,7 +499,13 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
                     stop = XE_BOUND_SEARCH_MEMORY;
                     break;
                 }
+                if (rs_stop(deadline, intr)) { /* a state with thousands of members: each
+                                                  child costs |S| words and more */
+                    cut = 1;
+                    break;
+                }
             }
+        if (cut) break;
     }
     *expanded += own;
     return stop;
@@ -503,7 +517,12 @@ double xe_rsearch_run(xe_rsearch *x, double deadline, const volatile sig_atomic_
     if (!st) st = &dummy;
     double t0 = xe_now();
     *st = (xe_bound_search_stats){.bound = x->rest, .stop = XE_BOUND_SEARCH_SKIPPED};
-    if (x->ran) return x->result;
+    if (x->ran) { /* runs once: the first run's result again */
+        st->bound = x->result;
+        st->exact = x->exact;
+        st->stop = x->exact ? XE_BOUND_SEARCH_EXACT : x->full ? XE_BOUND_SEARCH_MEMORY : XE_BOUND_SEARCH_STOPPED;
+        return x->result;
+    }
     x->ran = 1;
     long expanded = 0;
     double lb = 0.0;

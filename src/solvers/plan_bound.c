@@ -19,7 +19,9 @@ static void *bound_main(void *arg)
     if (b->reach) { /* first, for its share (allocates nothing either) */
         double until = b->deadline > 0 ? fmin(b->deadline, b->reach_until) : b->reach_until;
         double r = xe_rsearch_run(b->reach, until, &b->stop, &b->rst);
+        int by_planner = b->stop != 0;
         pthread_mutex_lock(&b->lock);
+        b->reach_by_planner = by_planner;
         b->reach_bound = r;
         b->reach_done = 1;
         pthread_mutex_unlock(&b->lock);
@@ -100,9 +102,12 @@ double xe_plan_bound_finish(xe_plan_bound *b, const xe_plan_opts *o, xe_plan_res
     if (b->reach_done) { /* its row first: it ran first */
         const xe_bound_search_stats *rt = &b->rst;
         reach = isfinite(b->reach_bound) ? b->reach_bound : -INFINITY;
-        const char *why = rt->stop == XE_BOUND_SEARCH_EXACT    ? "exact: the least cost of reaching the target"
+        const char *why = rt->stop == XE_BOUND_SEARCH_EXACT && isinf(b->reach_bound)
+                              ? "exact: no event list reaches the target within the budget"
+                          : rt->stop == XE_BOUND_SEARCH_EXACT  ? "exact: the least cost of reaching the target"
                           : rt->stop == XE_BOUND_SEARCH_MEMORY ? "stopped at its memory limit"
-                                                                : "stopped at its share of the time";
+                          : b->reach_by_planner                ? "stopped with the planner"
+                                                               : "stopped at its share of the time";
         snprintf(res->reach_bound_status, sizeof res->reach_bound_status, "%s (%zu states, %ld expanded)", why,
                  rt->states, rt->expanded);
         if (o->phase) o->phase(o->ctx, "reach-bound");

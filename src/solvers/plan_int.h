@@ -243,6 +243,7 @@ typedef struct xe_plan_bound {
     double reach_bound;         /* seconds, once reach_done */
     xe_bound_search_stats rst;
     int reach_done;             /* it has returned (under lock): the caller may read it */
+    int reach_by_planner;       /* it was stopped by the planner's flag, not its share */
     int reach_asked;            /* xe_plan_reach_take has looked at its end */
     xe_schedule reach_sched;    /* its path as a schedule (empty: none), reach_cost seconds */
     double reach_cost, reach_build_s;

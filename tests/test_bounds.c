@@ -658,19 +658,12 @@ static void test_reach_bound_vs_brute(void **state)
         int sr = xe_rsearch_schedule(s, &sc, &c);
         assert_true(sr == XE_OK || sr == XE_EINFEASIBLE);
         int t = xe_rsearch_target(s), all = 1;
-        for (int v = 0; v < n; v++) /* every node an ancestor of t (or t)? */
-            if (v != t) {
-                int anc = 0; /* reachability by a scan: inputs have smaller indices */
-                char *r = calloc((size_t)n, 1);
-                assert_non_null(r);
-                r[t] = 1;
-                for (int w = t; w >= 0; w--)
-                    if (r[w])
-                        for (int q = in->g->pred_off[w]; q < in->g->pred_off[w + 1]; q++) r[in->g->pred[q]] = 1;
-                anc = r[v];
-                free(r);
-                all &= anc;
-            }
+        char anc[8] = {0}; /* the target and its ancestors: inputs have smaller indices */
+        anc[t] = 1;
+        for (int w = t; w >= 0; w--)
+            if (anc[w])
+                for (int q = in->g->pred_off[w]; q < in->g->pred_off[w + 1]; q++) anc[in->g->pred[q]] = 1;
+        for (int v = 0; v < n; v++) all &= anc[v];
         xe_rsearch_free(s);
         if (rb == XE_EINFEASIBLE) {
             infeasible += isinf(b);

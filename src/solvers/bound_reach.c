@@ -18,9 +18,12 @@
  * set S with the cost g of the steps taken so far (the end of the list, backwards).
  *
  * - Estimate h(S): the cost of every node of anc*(S) (the members and their ancestors)
- *   once: each must be computed before S is resident. Consistent: a step removes s from
- *   anc* at most, at cost c(s). f = g + h, never below its parent's (pathmax), so the
- *   f popped rises and is a lower bound on reach({target}) at any moment.
+ *   once, each must be computed before S is resident (consistent: a step removes s from
+ *   anc* at most, at cost c(s)); plus the largest x->extra of a member, a table built
+ *   first of reach({m}) - once(anc*(m)) (rs_estimate: admissible, not consistent). f =
+ *   g + h, never below its parent's (pathmax), so the f popped rises and is a lower
+ *   bound on reach({target}) at any moment; a state reached more cheaply after it was
+ *   expanded is expanded again.
  * - Forced members: a member s whose inputs are all in S and that is no ancestor of
  *   another member is removed without branching, at c(s), exactly: reaching S \ {s} and
  *   computing s reaches S; and any list reaching S, without the computes of s and of its
@@ -109,14 +112,6 @@ static int rs_room(xe_rsearch *x, size_t extra)
     return x->bytes + extra <= x->max_bytes;
 }
 
-static int rs_grow_hash(xe_rsearch *x)
-{
-    size_t extra = x->hcap * sizeof(uint64_t); /* the new table's size less the old's */
-    if (x->hcap * 2 > ((size_t)1 << 32) || !rs_room(x, 2 * extra) || xe_slots_grow(&x->slot, &x->hcap)) return -1;
-    x->bytes += extra;
-    return 0;
-}
-
 static int rs_grow_states(xe_rsearch *x)
 {
     uint32_t ncap = x->cap * 2;
@@ -188,7 +183,7 @@ static rs_item rs_pop(xe_rsearch *x)
  * INFINITY, parent RS_NONE); *fail = 1 when the memory limit stops that. */
 static uint32_t rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail)
 {
-    if (add && (size_t)(x->nstates + 1) * 2 > x->hcap && rs_grow_hash(x)) {
+    if (add && (size_t)(x->nstates + 1) * 2 > x->hcap && xe_slots_grow(&x->slot, &x->hcap, &x->bytes, x->max_bytes)) {
         *fail = 1;
         return RS_NONE;
     }

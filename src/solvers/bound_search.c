@@ -117,14 +117,6 @@ static int bs_room(bs_ctx *x, size_t extra)
     return x->bytes + extra <= x->max_bytes;
 }
 
-static int bs_grow_hash(bs_ctx *x)
-{
-    size_t extra = x->hcap * sizeof(uint64_t); /* the new table's size less the old's */
-    if (x->hcap * 2 > ((size_t)1 << 32) || !bs_room(x, 2 * extra) || xe_slots_grow(&x->slot, &x->hcap)) return -1;
-    x->bytes += extra;
-    return 0;
-}
-
 static int bs_grow_states(bs_ctx *x)
 {
     uint32_t ncap = x->cap * 2;
@@ -241,7 +233,7 @@ static int bs_add(bs_ctx *x, const bs_work *w, double g, uint32_t from)
     x->parent[id] = from;
     x->slot[j] = tag | (uint64_t)(id + 1);
     if (bs_push(x, (bs_item){g, w->depth, id})) return -1;
-    if ((size_t)x->nstates * 2 > x->hcap && bs_grow_hash(x)) return -1;
+    if ((size_t)x->nstates * 2 > x->hcap && xe_slots_grow(&x->slot, &x->hcap, &x->bytes, x->max_bytes)) return -1;
     return 0;
 }
 

@@ -77,11 +77,14 @@ static inline size_t xe_slot_home(uint64_t e, size_t hcap)
     return (size_t)(e >> 32) & (hcap - 1);
 }
 
-/* Doubles the table *slot of *hcap slots (a power of two): a new mapping holding every
- * entry, the old one unmapped. 0, or -1 (the table kept) when out of memory. */
-static inline int xe_slots_grow(uint64_t **slot, size_t *hcap)
+/* Doubles the table *slot of *hcap slots (a power of two) within a memory limit: a new
+ * mapping holding every entry, the old one unmapped, *bytes (the caller's count of its
+ * mapped bytes) raised by the growth. 0, or -1 (the table kept) at 2^32 slots, when
+ * *bytes would pass max_bytes, or when out of memory. */
+static inline int xe_slots_grow(uint64_t **slot, size_t *hcap, size_t *bytes, size_t max_bytes)
 {
-    size_t ncap = *hcap * 2;
+    size_t ncap = *hcap * 2, extra = *hcap * sizeof **slot; /* the new table less the old */
+    if (ncap > ((size_t)1 << 32) || *bytes + 2 * extra > max_bytes) return -1;
     uint64_t *ns = xe_map(ncap * sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < *hcap; i++) {
@@ -94,6 +97,7 @@ static inline int xe_slots_grow(uint64_t **slot, size_t *hcap)
     xe_unmap(*slot, *hcap * sizeof **slot);
     *slot = ns;
     *hcap = ncap;
+    *bytes += extra;
     return 0;
 }
 

@@ -143,7 +143,9 @@ typedef struct xe_plan_opts {
                             docs/anneal.md) as the last phase, which otherwise runs on one
                             device where the graph's order is far from its best or no stage
                             schedule was found, with XE_PLAN_ANNEAL_SHARE of the limit kept
-                            back for it (row "anneal") (0) */
+                            back for it (row "anneal"), then the reach windows on what
+                            it found (xe_rwindow_improve, row "reach-window") (0) */
+    int no_window;       /* 1: the last phase anneals only, without reach windows (0) */
     int no_dtr;          /* 1: never run DTR (xe_dtr_schedule, docs/dtr.md), which
                             otherwise runs first on graphs of n x n x devices >= 10^6 and
                             last where no phase found a schedule (row "dtr") (0) */
@@ -246,6 +248,7 @@ typedef struct xe_plan_result {
     char bound_search_status[96]; /* the search-bound row's status */
     char reach_bound_status[96];  /* the reach-bound row's status */
     char anneal_status[96];  /* the anneal row's status */
+    char window_status[112]; /* the reach-window row's status */
     char dtr_status[160];    /* the dtr row's status (docs/dtr.md) */
     char fit_status[112];    /* the fit-order row's status (docs/reorder.md) */
     int fit_order;           /* 1 when events computes every node once in an order the

@@ -373,6 +373,54 @@ void xe_rsearch_free(xe_rsearch *s);
  * path does not read back or replay (a bug), XE_ENOMEM. Not while xe_rsearch_run runs. */
 int xe_rsearch_schedule(xe_rsearch *s, xe_schedule *out, double *cost);
 
+/* Reach windows (src/solvers/reach_window.c, docs/lns.md "Reach windows"): a
+ * large-neighbourhood search over one device's event lists. The schedule in hand is a
+ * compute sequence (frees right after each last read); a window is a run of its computes
+ * [i, j). With R0 the tensors resident before i and T those the rest reads after j (plus
+ * the window's last computes of nodes computed nowhere else, so that every node stays
+ * computed), the cheapest list of computes that starts from R0 resident and ends with T
+ * resident within the budget is searched for by the reach recursion of xe_bound_reach
+ * with every subset of R0 reached at no cost (weighted A* backwards, the cost of the
+ * nodes that must still be computed, once each, as its estimate, pruned at the window's
+ * cost), and replaces the window where it is cheaper. A window searched to its end
+ * without one has no cheaper list. Windows are drawn at random (half of them around a
+ * recomputation), their length adapted: longer after windows searched to the end,
+ * shorter after those stopped at max_expanded. */
+typedef struct xe_rwindow_opts {
+    double time_limit;   /* seconds, > 0 */
+    uint64_t seed;       /* the windows drawn */
+    int max_len;         /* the longest window, computes; 0: 160 */
+    long max_expanded;   /* states expanded in one window at most; 0: 100,000 */
+    size_t max_bytes;    /* the search's memory, bytes; 0: 256 MiB */
+    long max_windows;    /* stop after this many windows searched (0: none); with a time
+                            limit never reached, the result is the same on every run */
+    double target;       /* seconds: stop once the schedule costs at most this; 0: none */
+    const volatile sig_atomic_t *interrupt; /* once set, acts as the deadline (NULL: none) */
+} xe_rwindow_opts;
+
+/* Defaults: 1 s, seed 1, the 0s above. */
+void xe_rwindow_opts_default(xe_rwindow_opts *o);
+
+typedef struct xe_rwindow_result {
+    double start_cost, cost; /* seconds: the start's sum of compute times, the result's */
+    long windows;            /* windows searched */
+    long improved;           /* of them, replaced by a cheaper list */
+    long capped;             /* of them, stopped at max_expanded or the memory limit */
+    int max_len;             /* the window length reached at the end (adapted) */
+    double time_best;        /* seconds from the call to the last improvement */
+    double time_total;       /* seconds */
+} xe_rwindow_result;
+
+/* Improves start (a valid schedule of in, one device, computes and frees only) into *out
+ * (cleared first; caller-owned): its computes, cheapest first found, each tensor freed
+ * after its last read, replayed by the simulator; cost <= start's. Stops at the time
+ * limit, at o->target or at *o->interrupt. Where the search does not apply (more than
+ * XE_BOUND_SEARCH_MAX_NODES nodes), *out is start's sequence as it is. Errors: XE_EINVAL
+ * (several devices, copies, a start that is not valid or over the budget, a time limit
+ * not > 0), XE_ENOMEM, XE_EINTERNAL (the simulator rejects a sequence found: a bug). */
+int xe_rwindow_improve(const xe_instance *in, const xe_schedule *start, const xe_rwindow_opts *o, xe_schedule *out,
+                       xe_rwindow_result *res, xe_err *err);
+
 /* The best of the two combinatorial bounds for stage schedules, seconds:
  * max(xe_bound_cheapest, xe_bound_eviction), the latter only where finite (an infinite
  * eviction bound would claim no stage schedule exists; the planners report that

@@ -51,7 +51,9 @@ static void help(FILE *f)
             "  --no-reach-bound on one device, do not run the reach bound first on that\n"
             "                   thread (docs/lns.md, Bounds 7: rows reach-bound, reach)\n"
             "  --no-anneal      on one device, do not run the event-list local search last\n"
-            "                   (docs/anneal.md: row anneal)\n"
+            "                   (docs/anneal.md: rows anneal, reach-window)\n"
+            "  --no-window      anneal only, without the reach windows after it (docs/\n"
+            "                   lns.md, Reach windows: row reach-window)\n"
             "  --no-fit-order   do not first look for an order that fits, without\n"
             "                   recomputation, the budget of the device that runs every\n"
             "                   node at its cheapest (docs/reorder.md: row fit-order)\n"
@@ -673,6 +675,8 @@ int xe_cli_solve(int argc, char **argv)
             po.no_reach_bound = 1;
         } else if (!strcmp(a, "--no-anneal")) {
             po.no_anneal = 1;
+        } else if (!strcmp(a, "--no-window")) {
+            po.no_window = 1;
         } else if (!strcmp(a, "--no-fit-order")) {
             po.no_fit = 1;
         } else if (!strcmp(a, "--no-dtr")) {

@@ -58,54 +58,13 @@
 #include "xengine/timer.h"
 
 #include "mapped.h"
+#include "reach_int.h"
 
-#define RS_NONE UINT32_MAX
 /* The single nodes' table (xe_rsearch_run): at most this share of the time to the
  * deadline, and this many expansions a node. */
 #define RS_TABLE_SHARE 0.25
 #define RS_TABLE_EXPANSIONS 2000L
 
-/* A heap entry: a stored state, the f and g it was pushed with (stale when g is above
- * the state's stored cost), and whether it is a completed path (f exact). */
-typedef struct rs_item {
-    double f, g;
-    uint32_t id;
-    int complete;
-} rs_item;
-
-struct xe_rsearch {
-    const xe_instance *in;
-    const xe_graph *g;
-    int n, W, target;
-    int64_t budget;
-    double *c;       /* [n] cost on the device, seconds */
-    double *extra;   /* [n] lower bounds on reach({v}) - once(anc*(v)) (the table) */
-    uint64_t *anc;   /* [n][W] v and its ancestors */
-    uint64_t *desc;  /* [n][W] v's descendants (not v) */
-    double rest;     /* every node outside anc*(target) once */
-    int *lastr;      /* [n] scratch: last reader within anc*(S) */
-    uint64_t *a, *t, *u; /* [W] scratch sets */
-    size_t max_bytes, bytes;
-    /* stored states: keys [cap][W], best cost [cap], parent [cap] (the state it was
-     * reached from: the next one in time; RS_NONE for the start) */
-    uint64_t *keys;
-    double *gbest;
-    uint32_t *parent;
-    size_t keys_bytes, gbest_bytes, parent_bytes;
-    uint32_t nstates, cap;
-    uint64_t *slot;  /* hash slots as in bound_search.c: 0 empty, else id + 1 and the
-                        hash's high 32 bits */
-    size_t hcap;
-    rs_item *heap;
-    size_t hn, heapcap;
-    uint32_t goal;   /* the completed state of the cheapest path, RS_NONE until found */
-    int full;        /* memory limit reached */
-    int ran;
-    double result;   /* xe_rsearch_run's return */
-    int exact;
-};
-
-#define HAS(S, v) (((S)[(v) >> 6] >> ((v)&63)) & 1)
 
 static int rs_room(xe_rsearch *x, size_t extra)
 {
@@ -141,7 +100,7 @@ static int rs_before(const rs_item *a, const rs_item *b)
     return a->f < b->f || (a->f == b->f && a->g > b->g);
 }
 
-static int rs_push(xe_rsearch *x, rs_item it)
+int xe_rs_push(xe_rsearch *x, rs_item it)
 {
     if (x->hn == x->heapcap) {
         size_t extra = x->heapcap * sizeof(rs_item);
@@ -163,7 +122,7 @@ static int rs_push(xe_rsearch *x, rs_item it)
     return 0;
 }
 
-static rs_item rs_pop(xe_rsearch *x)
+rs_item xe_rs_pop(xe_rsearch *x)
 {
     rs_item top = x->heap[0], last = x->heap[--x->hn];
     size_t i = 0;
@@ -181,7 +140,7 @@ static rs_item rs_pop(xe_rsearch *x)
 
 /* The id of the stored set S, or RS_NONE; with `add`, stores it when absent (cost
  * INFINITY, parent RS_NONE); *fail = 1 when the memory limit stops that. */
-static uint32_t rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail)
+uint32_t xe_rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail)
 {
     if (add && (size_t)(x->nstates + 1) * 2 > x->hcap && xe_slots_grow(&x->slot, &x->hcap, &x->bytes, x->max_bytes)) {
         *fail = 1;
@@ -208,8 +167,16 @@ static uint32_t rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail)
     return id;
 }
 
+void xe_rs_reset(xe_rsearch *x)
+{
+    x->nstates = 0;
+    x->hn = 0;
+    x->goal = RS_NONE;
+    memset(x->slot, 0, x->hcap * sizeof *x->slot);
+}
+
 /* Bytes of the set S. */
-static int64_t rs_mem(const xe_rsearch *x, const uint64_t *S)
+int64_t xe_rs_mem(const xe_rsearch *x, const uint64_t *S)
 {
     int64_t m = 0;
     for (int w = 0; w < x->W; w++)
@@ -250,14 +217,15 @@ static double rs_estimate(xe_rsearch *x, const uint64_t *S)
     return rs_closure(x, S) + rs_max_extra(x, S);
 }
 
-/* Removes S's forced members (file comment), highest index first, in one pass; returns
- * their cost. With `log`, appends them there in the order removed (*nlog counts). */
-static double rs_normalize(const xe_rsearch *x, uint64_t *S, int *log, int *nlog)
+/* Removes S's forced members (file comment), highest index first, in one pass, except
+ * those in keep (NULL: none); returns their cost. With `log`, appends them there in the
+ * order removed (*nlog counts). */
+double xe_rs_normalize(const xe_rsearch *x, uint64_t *S, const uint64_t *keep, int *log, int *nlog)
 {
     const xe_graph *g = x->g;
     double add = 0.0;
     for (int w = x->W - 1; w >= 0; w--) {
-        for (uint64_t b = S[w]; b;) {
+        for (uint64_t b = keep ? S[w] & ~keep[w] : S[w]; b;) {
             int hi = 63 - __builtin_clzll(b), v = 64 * w + hi;
             b &= ~(1ULL << hi);
             int ok = 1;
@@ -271,6 +239,14 @@ static double rs_normalize(const xe_rsearch *x, uint64_t *S, int *log, int *nlog
         }
     }
     return add;
+}
+
+void xe_rs_step(const xe_rsearch *x, const uint64_t *S, int s, uint64_t *out)
+{
+    const xe_graph *g = x->g;
+    memcpy(out, S, sizeof *S * (size_t)x->W);
+    out[s >> 6] &= ~(1ULL << (s & 63));
+    for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++) out[g->pred[k] >> 6] |= 1ULL << (g->pred[k] & 63);
 }
 
 /* 1 when computing x->a (= anc*(S), rs_closure's) once each in index order, freeing each
@@ -307,7 +283,7 @@ static int rs_fits_once(xe_rsearch *x, const uint64_t *S)
 static int rs_add(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, double fmin)
 {
     int fail = 0;
-    uint32_t id = rs_find(x, S, 1, &fail);
+    uint32_t id = xe_rs_find(x, S, 1, &fail);
     if (fail) return -1;
     if (!(g < x->gbest[id])) return 0;
     x->gbest[id] = g;
@@ -316,18 +292,18 @@ static int rs_add(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, dou
     int complete = rs_fits_once(x, S); /* then reach(S) is once exactly */
     double f = g + once + (complete ? 0.0 : rs_max_extra(x, S));
     if (f < fmin) f = fmin;
-    return rs_push(x, (rs_item){.f = f, .g = g, .id = id, .complete = complete});
+    return xe_rs_push(x, (rs_item){.f = f, .g = g, .id = id, .complete = complete});
 }
 
 /* 1 when some one-smaller subset of S is stored at cost <= g. */
-static int rs_dominated(xe_rsearch *x, const uint64_t *S, double g)
+int xe_rs_dominated(xe_rsearch *x, const uint64_t *S, double g)
 {
     int W = x->W;
     for (int w = 0; w < W; w++)
         for (uint64_t b = S[w]; b; b &= b - 1) {
             memcpy(x->u, S, sizeof *S * (size_t)W);
             x->u[w] &= ~(b & -b);
-            uint32_t id = rs_find(x, x->u, 0, NULL);
+            uint32_t id = xe_rs_find(x, x->u, 0, NULL);
             if (id != RS_NONE && x->gbest[id] <= g) return 1;
         }
     return 0;
@@ -431,7 +407,7 @@ int xe_rsearch_target(const xe_rsearch *s)
 /* 1 at the deadline (0: none) or once *intr is set: checked at every state popped and
  * every child stored (a clock read costs tens of nanoseconds, a child at least |S|
  * words; checking every 256 expansions, a 2,000-input fan-in overran a 2-s limit by 18 s). */
-static int rs_stop(double deadline, const volatile sig_atomic_t *intr)
+int xe_rs_stop(double deadline, const volatile sig_atomic_t *intr)
 {
     return xe_interrupted(intr) || (deadline > 0 && xe_now() >= deadline);
 }
@@ -446,13 +422,10 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
 {
     int W = x->W, stop = XE_BOUND_SEARCH_STOPPED, cut = 0;
     long own = 0;
-    x->nstates = 0;
-    x->hn = 0;
-    x->goal = RS_NONE;
-    memset(x->slot, 0, x->hcap * sizeof *x->slot);
+    xe_rs_reset(x);
     memset(x->t, 0, sizeof *x->t * (size_t)W);
     x->t[v >> 6] |= 1ULL << (v & 63);
-    double g0 = rs_normalize(x, x->t, NULL, NULL);
+    double g0 = xe_rs_normalize(x, x->t, NULL, NULL, NULL);
     *lb = g0 + rs_estimate(x, x->t); /* the start's f: a bound before anything is popped */
     if (rs_add(x, x->t, g0, RS_NONE, 0.0)) stop = XE_BOUND_SEARCH_MEMORY;
     while (stop == XE_BOUND_SEARCH_STOPPED) {
@@ -461,9 +434,9 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
             stop = XE_BOUND_SEARCH_EXACT;
             break;
         }
-        if (rs_stop(deadline, intr)) break;
+        if (xe_rs_stop(deadline, intr)) break;
         if (max_expanded > 0 && own >= max_expanded) break;
-        rs_item it = rs_pop(x);
+        rs_item it = xe_rs_pop(x);
         if (it.g > x->gbest[it.id]) continue; /* stale */
         *lb = it.f;
         if (it.complete) {
@@ -475,8 +448,8 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
         const uint64_t *key = x->keys + (size_t)it.id * (size_t)W;
         uint64_t S[64];
         memcpy(S, key, sizeof *S * (size_t)W);
-        if (rs_dominated(x, S, it.g)) continue;
-        int64_t ms = rs_mem(x, S);
+        if (xe_rs_dominated(x, S, it.g)) continue;
+        int64_t ms = xe_rs_mem(x, S);
         const xe_graph *g = x->g;
         for (int w = 0; w < W && stop == XE_BOUND_SEARCH_STOPPED && !cut; w++)
             for (uint64_t b = S[w]; b; b &= b - 1) {
@@ -485,16 +458,13 @@ static int rs_search(xe_rsearch *x, int v, double deadline, const volatile sig_a
                 for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++)
                     if (!HAS(S, g->pred[k])) extra += g->nodes[g->pred[k]].mem;
                 if (ms + extra > x->budget) continue;
-                memcpy(x->t, S, sizeof *S * (size_t)W);
-                x->t[w] &= ~(1ULL << (s & 63));
-                for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++)
-                    x->t[g->pred[k] >> 6] |= 1ULL << (g->pred[k] & 63);
-                double ng = it.g + x->c[s] + rs_normalize(x, x->t, NULL, NULL);
+                xe_rs_step(x, S, s, x->t);
+                double ng = it.g + x->c[s] + xe_rs_normalize(x, x->t, NULL, NULL, NULL);
                 if (rs_add(x, x->t, ng, it.id, it.f)) {
                     stop = XE_BOUND_SEARCH_MEMORY;
                     break;
                 }
-                if (rs_stop(deadline, intr)) { /* a state with thousands of members: each
+                if (xe_rs_stop(deadline, intr)) { /* a state with thousands of members: each
                                                   child costs |S| words and more */
                     cut = 1;
                     break;
@@ -555,11 +525,8 @@ static int rs_emit_step(xe_rsearch *x, const uint64_t *to, double gto, const uin
     for (int w = 0; w < W; w++)
         for (uint64_t b = to[w]; b; b &= b - 1) {
             int s = 64 * w + __builtin_ctzll(b), nlog = 0;
-            memcpy(x->t, to, sizeof *to * (size_t)W);
-            x->t[w] &= ~(1ULL << (s & 63));
-            for (int k = g->pred_off[s]; k < g->pred_off[s + 1]; k++)
-                x->t[g->pred[k] >> 6] |= 1ULL << (g->pred[k] & 63);
-            double c = gto + x->c[s] + rs_normalize(x, x->t, log, &nlog);
+            xe_rs_step(x, to, s, x->t);
+            double c = gto + x->c[s] + xe_rs_normalize(x, x->t, NULL, log, &nlog);
             /* the set, at no more than the stored cost (a parent reached more cheaply
              * after its child was stored only makes the path cheaper) */
             if (memcmp(x->t, from, sizeof *from * (size_t)W) || c > gfrom + 1e-9 * fmax(1.0, fabs(gfrom))) continue;
@@ -608,7 +575,7 @@ int xe_rsearch_schedule(xe_rsearch *x, xe_schedule *out, double *cost)
         int nlog = 0;
         memset(x->t, 0, sizeof *x->t * (size_t)W);
         x->t[x->target >> 6] |= 1ULL << (x->target & 63);
-        rs_normalize(x, x->t, log, &nlog);
+        xe_rs_normalize(x, x->t, NULL, log, &nlog);
         for (int q = nlog - 1; q >= 0 && !rc; q--) rc = xe_schedule_push(out, XE_EV_COMPUTE, log[q], 0, -1);
         if (!rc) rc = xe_schedule_push(out, XE_EV_FREE, x->target, 0, -1);
     }

@@ -333,10 +333,14 @@ int xe_plan_search_late(const xe_instance *in, const xe_plan_opts *o, xe_plan_re
 
 /* The event-list local search's share of the limit, kept back from the phases before it
  * (docs/anneal.md, "In the planner"), and its time without a limit (heuristic mode). */
-#define XE_PLAN_ANNEAL_SHARE 0.15
+#define XE_PLAN_ANNEAL_SHARE 0.5
 #define XE_PLAN_ANNEAL_DEFAULT_S 2.0
 /* Its rounds in heuristic mode (deterministic where they finish within its time). */
 #define XE_PLAN_ANNEAL_HEURISTIC_ROUNDS 8
+/* The share of that phase's time the reach windows get, after the annealing
+ * (docs/lns.md, "Reach windows"; not in heuristic mode, whose result depends on no
+ * clock). */
+#define XE_PLAN_WINDOW_PART 0.67
 
 /* The share of the memory (xe_plan_opts.memory_bytes, else the physical memory) that the
  * dense stage matrices may take before xe_plan refuses the graph. A 20,000-node chain
@@ -352,9 +356,11 @@ double xe_plan_anneal_share(const xe_instance *in, const xe_plan_opts *o, const 
  * (row "anneal"), given bound_any, the bound over every schedule known so far (seconds):
  * it stops once its schedule meets that within rel_gap, and a cheaper result replaces the
  * one in hand as res->events (name "anneal", bound bound_any: only bounds over every
- * schedule hold for it). Skipped under XE_PLAN_MIN_PHASE, once interrupted, without a
- * schedule, or where the schedule in hand meets bound_any within rel_gap already.
- * XE_ENOMEM, XE_EINTERNAL. */
+ * schedule hold for it). Then, for XE_PLAN_WINDOW_PART of the time (not in heuristic
+ * mode nor with o->no_window), the reach windows on the cheaper of the two (row
+ * "reach-window", name "reach-window" where cheaper). Skipped under XE_PLAN_MIN_PHASE,
+ * once interrupted, without a schedule, or where the schedule in hand meets bound_any
+ * within rel_gap already. XE_ENOMEM, XE_EINTERNAL. */
 int xe_plan_anneal_phase(const xe_instance *in, const xe_plan_opts *o, xe_plan_result *res, double t_start,
                          double seconds, double bound_any, xe_err *err);
 

@@ -383,7 +383,8 @@ int xe_rsearch_schedule(xe_rsearch *s, xe_schedule *out, double *cost);
  * with every subset of R0 reached at no cost (weighted A* backwards, the cost of the
  * nodes that must still be computed, once each, as its estimate, pruned at the window's
  * cost), and replaces the window where it is cheaper. A window searched to its end
- * without one has no cheaper list. Windows are drawn at random (half of them around a
+ * without one has no cheaper list that ends with T resident. Windows are drawn at
+ * random (half of them around a
  * recomputation), their length adapted: longer after windows searched to the end,
  * shorter after those stopped at max_expanded. */
 typedef struct xe_rwindow_opts {
@@ -415,7 +416,9 @@ typedef struct xe_rwindow_result {
  * (cleared first; caller-owned): its computes, cheapest first found, each tensor freed
  * after its last read, replayed by the simulator; cost <= start's. Stops at the time
  * limit, at o->target or at *o->interrupt. Where the search does not apply (more than
- * XE_BOUND_SEARCH_MAX_NODES nodes), *out is start's sequence as it is. Errors: XE_EINVAL
+ * XE_BOUND_SEARCH_MAX_NODES nodes, or no memory for its store), *out is start's computes
+ * with those nothing reads dropped and each tensor freed after its last read (no
+ * dearer, possibly cheaper). Errors: XE_EINVAL
  * (several devices, copies, a start that is not valid or over the budget, a time limit
  * not > 0), XE_ENOMEM, XE_EINTERNAL (the simulator rejects a sequence found: a bug). */
 int xe_rwindow_improve(const xe_instance *in, const xe_schedule *start, const xe_rwindow_opts *o, xe_schedule *out,

@@ -18,7 +18,8 @@ double xe_plan_anneal_share(const xe_instance *in, const xe_plan_opts *o, const 
     /* the graph's order is far from its best (a much lower-peak order exists), or no
      * stage schedule was found in any order: the pebbling schedule, or one restaged */
     if (!xe_plan_order_far(res) && stage_found) return 0.0;
-    return o->time_limit > 0 ? XE_PLAN_ANNEAL_SHARE * o->time_limit : XE_PLAN_ANNEAL_DEFAULT_S;
+    double share = o->mode != XE_PLAN_HEURISTIC && !o->no_window ? XE_PLAN_WINDOW_SHARE : XE_PLAN_ANNEAL_SHARE;
+    return o->time_limit > 0 ? share * o->time_limit : XE_PLAN_ANNEAL_DEFAULT_S;
 }
 
 /* The schedule out (cost seconds, found `when` seconds after t_start) replaces the one in

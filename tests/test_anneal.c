@@ -29,25 +29,12 @@
 #include "support/arrays.h"
 #include "support/randinst.h"
 #include "support/shared_graph.h"
+#include "support/valid.h"
 #include "xengine/anneal.h"
 #include "xengine/instance.h"
-#include "xengine/pebble.h"
 #include "xengine/plan.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
-
-/* Simulates s on in: valid, within the budget; returns its total time, *peak its peak. */
-static double replay(const xe_instance *in, const xe_schedule *s, int64_t *peak)
-{
-    xe_sim_result r;
-    xe_err err = {{0}};
-    int rc = xe_sim_run(in, s, &r, &err);
-    if (rc != XE_OK) print_error("simulator: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    assert_true(r.dev[0].peak <= in->dev[0].budget);
-    if (peak) *peak = r.dev[0].peak;
-    return r.total_time;
-}
 
 /* Computes in s whose output is freed (or never freed) before any compute reads it, of
  * nodes computed more than once: none should be left in the anneal's output. */
@@ -129,7 +116,7 @@ static void test_hand(void **state)
     assert_int_equal(xe_anneal(in, &start, &o, &out, &r, &err), XE_OK);
     assert_true(fabs(r.start_cost - 11.0) < 1e-12);
     assert_true(fabs(r.cost - 10.0) < 1e-12);
-    assert_true(fabs(replay(in, &out, &peak) - 10.0) < 1e-12);
+    assert_true(fabs(xe_test_replay_one(in, &out, &peak) - 10.0) < 1e-12);
     assert_int_equal(peak, 8);
     assert_int_equal(r.peak, 8);
     assert_int_equal(out.len, 8); /* four computes, each tensor freed once */
@@ -140,7 +127,7 @@ static void test_hand(void **state)
     assert_true(fabs(bf - 11.0) < 1e-12);
     assert_int_equal(xe_anneal(in, &start, &o, &out, &r, &err), XE_OK);
     assert_true(fabs(r.cost - 11.0) < 1e-12);
-    assert_true(fabs(replay(in, &out, &peak) - 11.0) < 1e-12);
+    assert_true(fabs(xe_test_replay_one(in, &out, &peak) - 11.0) < 1e-12);
     assert_int_equal(peak, 7);
     xe_schedule_clear(&start);
     xe_schedule_clear(&out);
@@ -193,21 +180,16 @@ static void test_against_brute_force(void **state)
             xe_instance_free(in);
             continue;
         }
-        xe_pebble *p = xe_pebble_new(in->g, 0);
-        assert_non_null(p);
         xe_schedule start, out;
-        xe_schedule_init(&start);
+        xe_test_pebble_start(in, &start);
         xe_schedule_init(&out);
-        xe_pebble_answer a = XE_PEBBLE_NO;
-        assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &start, &a, NULL, NULL, &err), XE_OK);
-        assert_int_equal(a, XE_PEBBLE_YES);
-        double c0 = replay(in, &start, NULL);
+        double c0 = xe_test_replay_one(in, &start, NULL);
         xe_anneal_opts o;
         fixed_opts(&o, 4);
         o.seed = seed;
         xe_anneal_result r;
         assert_int_equal(xe_anneal(in, &start, &o, &out, &r, &err), XE_OK);
-        double c = replay(in, &out, NULL);
+        double c = xe_test_replay_one(in, &out, NULL);
         assert_true(fabs(c - r.cost) <= 1e-9 * fmax(1.0, c));
         assert_true(fabs(r.start_cost - c0) <= 1e-9 * fmax(1.0, c0));
         assert_true(c <= c0 + 1e-9);
@@ -218,7 +200,6 @@ static void test_against_brute_force(void **state)
         improved += c < c0 - 1e-9;
         xe_schedule_clear(&start);
         xe_schedule_clear(&out);
-        xe_pebble_free(p);
         xe_instance_free(in);
     }
     printf("anneal vs event brute force: %d instances with a schedule, the optimum reached on %d, the exact "
@@ -237,16 +218,11 @@ static void test_deterministic(void **state)
     xe_instance *in = xe_test_random_dag(77, 40, 0.12, 0.15);
     assert_non_null(in);
     in->cost[0] = 0; /* a free node: its recomputations cost nothing, unread ones must go */
-    xe_pebble *p = xe_pebble_new(in->g, 0);
-    assert_non_null(p);
     xe_schedule start, a, b;
-    xe_schedule_init(&start);
+    xe_test_pebble_start(in, &start);
     xe_schedule_init(&a);
     xe_schedule_init(&b);
     xe_err err = {{0}};
-    xe_pebble_answer ans = XE_PEBBLE_NO;
-    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &start, &ans, NULL, NULL, &err), XE_OK);
-    assert_int_equal(ans, XE_PEBBLE_YES);
     xe_anneal_opts o;
     fixed_opts(&o, 3);
     o.seed = 5;
@@ -257,13 +233,12 @@ static void test_deterministic(void **state)
     assert_memory_equal(a.ev, b.ev, (size_t)a.len * sizeof *a.ev);
     assert_int_equal(ra.rounds, 3);
     assert_int_equal(ra.moves, 3 * 20000);
-    assert_true(replay(in, &a, NULL) <= replay(in, &start, NULL) + 1e-9);
+    assert_true(xe_test_replay_one(in, &a, NULL) <= xe_test_replay_one(in, &start, NULL) + 1e-9);
     assert_int_equal(unread_recomputes(in, &a), 0);
     printf("40-node DAG: the exact search's schedule %.3f s, annealed %.3f s\n", ra.start_cost, ra.cost);
     xe_schedule_clear(&start);
     xe_schedule_clear(&a);
     xe_schedule_clear(&b);
-    xe_pebble_free(p);
     xe_instance_free(in);
 }
 
@@ -332,7 +307,7 @@ static void test_plan_shared(void **state)
     assert_true(fabs(r.rows[ann].objective - r.objective) <= 1e-12 * r.objective);
     assert_null(r.sol.R);
     int64_t peak = 0;
-    assert_true(fabs(replay(in, &r.events, &peak) - r.objective) <= 1e-9 * r.objective);
+    assert_true(fabs(xe_test_replay_one(in, &r.events, &peak) - r.objective) <= 1e-9 * r.objective);
     /* xe_plan_result_schedule hands out these events, a copy */
     xe_schedule ev;
     xe_schedule_init(&ev);

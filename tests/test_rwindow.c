@@ -28,25 +28,12 @@
 #include "support/arrays.h"
 #include "support/randinst.h"
 #include "support/shared_graph.h"
+#include "support/valid.h"
 #include "xengine/instance.h"
-#include "xengine/pebble.h"
 #include "xengine/plan.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
-
-/* Simulates s on in: valid, within the budget; returns its total time, *peak its peak. */
-static double replay(const xe_instance *in, const xe_schedule *s, int64_t *peak)
-{
-    xe_sim_result r;
-    xe_err err = {{0}};
-    int rc = xe_sim_run(in, s, &r, &err);
-    if (rc != XE_OK) print_error("simulator: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    assert_true(r.dev[0].peak <= in->dev[0].budget);
-    if (peak) *peak = r.dev[0].peak;
-    return r.total_time;
-}
 
 /* Options whose time limit is never reached: a fixed number of windows. */
 static void fixed_opts(xe_rwindow_opts *o, long windows)
@@ -96,7 +83,7 @@ static void test_hand(void **state)
         xe_err err = {{0}};
         assert_int_equal(xe_rwindow_improve(in, &start, &o, &out, &r, &err), XE_OK);
         int64_t peak = 0;
-        double c = replay(in, &out, &peak);
+        double c = xe_test_replay_one(in, &out, &peak);
         assert_true(fabs(r.start_cost - 11) < 1e-12);
         assert_true(fabs(c - want[b]) < 1e-12 && fabs(r.cost - want[b]) < 1e-12);
         assert_int_equal(peak, budgets[b]);
@@ -131,15 +118,10 @@ static void test_against_brute_force(void **state)
             xe_instance_free(in);
             continue;
         }
-        xe_pebble *p = xe_pebble_new(in->g, 0);
-        assert_non_null(p);
         xe_schedule start, out;
-        xe_schedule_init(&start);
+        xe_test_pebble_start(in, &start);
         xe_schedule_init(&out);
-        xe_pebble_answer a = XE_PEBBLE_NO;
-        assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &start, &a, NULL, NULL, &err), XE_OK);
-        assert_int_equal(a, XE_PEBBLE_YES);
-        double c0 = replay(in, &start, NULL);
+        double c0 = xe_test_replay_one(in, &start, NULL);
         xe_rwindow_opts o;
         fixed_opts(&o, 200);
         o.seed = seed;
@@ -147,7 +129,7 @@ static void test_against_brute_force(void **state)
         int wr = xe_rwindow_improve(in, &start, &o, &out, &r, &err);
         if (wr != XE_OK) print_error("seed %llu: %s\n", (unsigned long long)seed, err.msg);
         assert_int_equal(wr, XE_OK);
-        double c = replay(in, &out, NULL);
+        double c = xe_test_replay_one(in, &out, NULL);
         assert_true(fabs(c - r.cost) <= 1e-9 * fmax(1.0, c));
         assert_true(c <= c0 + 1e-9);
         assert_true(c >= bf - 1e-9);
@@ -162,7 +144,6 @@ static void test_against_brute_force(void **state)
         reached += c <= bf + 1e-9;
         xe_schedule_clear(&start);
         xe_schedule_clear(&out);
-        xe_pebble_free(p);
         xe_instance_free(in);
     }
     printf("reach windows vs event brute force: %d instances with a schedule (%d with one sink, all at the optimum), "
@@ -180,15 +161,10 @@ static void test_deterministic_and_refusals(void **state)
     (void)state;
     xe_instance *in = xe_test_random_dag(77, 40, 0.12, 0.15);
     assert_non_null(in);
-    xe_pebble *p = xe_pebble_new(in->g, 0);
-    assert_non_null(p);
     xe_schedule start, out[2];
-    xe_schedule_init(&start);
+    xe_test_pebble_start(in, &start);
     xe_err err = {{0}};
-    xe_pebble_answer a = XE_PEBBLE_NO;
-    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &start, &a, NULL, NULL, &err), XE_OK);
-    assert_int_equal(a, XE_PEBBLE_YES);
-    double c0 = replay(in, &start, NULL);
+    double c0 = xe_test_replay_one(in, &start, NULL);
     xe_rwindow_opts o;
     fixed_opts(&o, 60);
     o.seed = 5;
@@ -196,7 +172,7 @@ static void test_deterministic_and_refusals(void **state)
     for (int k = 0; k < 2; k++) {
         xe_schedule_init(&out[k]);
         assert_int_equal(xe_rwindow_improve(in, &start, &o, &out[k], &r[k], &err), XE_OK);
-        assert_true(replay(in, &out[k], NULL) <= c0 + 1e-9);
+        assert_true(xe_test_replay_one(in, &out[k], NULL) <= c0 + 1e-9);
     }
     assert_int_equal(out[0].len, out[1].len);
     assert_memory_equal(out[0].ev, out[1].ev, (size_t)out[0].len * sizeof *out[0].ev);
@@ -222,7 +198,6 @@ static void test_deterministic_and_refusals(void **state)
     xe_instance_free(two);
     for (int k = 0; k < 2; k++) xe_schedule_clear(&out[k]);
     xe_schedule_clear(&start);
-    xe_pebble_free(p);
     xe_instance_free(in);
 }
 
@@ -252,7 +227,7 @@ static void test_plan_shared(void **state)
     assert_true(fabs(r.rows[win].objective - r.objective) <= 1e-9 * r.objective);
     if (r.rows[win].objective < r.rows[ann].objective * (1 - 1e-12)) assert_string_equal(r.name, "reach-window");
     int64_t peak = 0;
-    assert_true(fabs(replay(in, &r.events, &peak) - r.objective) <= 1e-9 * r.objective);
+    assert_true(fabs(xe_test_replay_one(in, &r.events, &peak) - r.objective) <= 1e-9 * r.objective);
     assert_true(r.bound <= r.bound_any + 1e-9); /* only bounds over every schedule */
     print_message("random_layered_n100 at 60%%: annealed %.3f s, reach windows %.3f s (%s)\n", r.rows[ann].objective,
                   r.rows[win].objective, r.rows[win].status);

@@ -115,18 +115,13 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
     int m = 0;
     for (int i = 0; i < start->len; i++) m += start->ev[i].kind == XE_EV_COMPUTE;
     /* room for the sequence to grow: inserts stop at cap */
-    int64_t cap64 = 4 * (int64_t)m + 4 * (int64_t)n + 64;
-    if (cap64 > INT32_MAX / 2) cap64 = INT32_MAX / 2;
-    int cap = (int)cap64;
+    int cap = xe_seq_cap(m, n);
     int *seq = malloc((size_t)cap * sizeof *seq), *cand = malloc((size_t)cap * sizeof *cand);
     int *best = malloc((size_t)cap * sizeof *best), *cnt = calloc((size_t)n, sizeof *cnt);
-    double *cost = malloc((size_t)n * sizeof *cost);
-    xe_seq_eval e = {.g = g, .cost = cost, .budget = in->dev[0].budget};
-    e.cur = malloc((size_t)n * sizeof *e.cur);
-    e.last = malloc((size_t)cap * sizeof *e.last);
-    e.delta = malloc(((size_t)cap + 1) * sizeof *e.delta);
-    int rc = XE_OK;
-    if (!seq || !cand || !best || !cnt || !cost || !e.cur || !e.last || !e.delta) {
+    xe_seq_eval e;
+    int rc = xe_seq_eval_init(&e, in, cap);
+    const double *cost = e.cost;
+    if (!seq || !cand || !best || !cnt || rc) {
         rc = xe_err_set(err, XE_ENOMEM, "anneal: out of memory for %d computes", cap);
         goto out;
     }
@@ -135,7 +130,6 @@ int xe_anneal(const xe_instance *in, const xe_schedule *start, const xe_anneal_o
         if (start->ev[i].kind == XE_EV_COMPUTE) seq[m++] = start->ev[i].node;
     double mean_cost = 0, mean_mem = 0;
     for (int v = 0; v < n; v++) {
-        cost[v] = xe_cost(in, v, 0);
         mean_cost += cost[v] / n;
         mean_mem += (double)g->nodes[v].mem / n;
     }
@@ -230,9 +224,6 @@ out:
     free(cand);
     free(best);
     free(cnt);
-    free(cost);
-    free(e.cur);
-    free(e.last);
-    free(e.delta);
+    xe_seq_eval_free(&e);
     return rc;
 }

@@ -175,6 +175,15 @@ void xe_rs_reset(xe_rsearch *x)
     memset(x->slot, 0, x->hcap * sizeof *x->slot);
 }
 
+uint32_t xe_rs_improve(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, int *fail)
+{
+    uint32_t id = xe_rs_find(x, S, 1, fail);
+    if (id == RS_NONE || !(g < x->gbest[id])) return RS_NONE;
+    x->gbest[id] = g;
+    x->parent[id] = from;
+    return id;
+}
+
 /* Bytes of the set S. */
 int64_t xe_rs_mem(const xe_rsearch *x, const uint64_t *S)
 {
@@ -283,11 +292,8 @@ static int rs_fits_once(xe_rsearch *x, const uint64_t *S)
 static int rs_add(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, double fmin)
 {
     int fail = 0;
-    uint32_t id = xe_rs_find(x, S, 1, &fail);
-    if (fail) return -1;
-    if (!(g < x->gbest[id])) return 0;
-    x->gbest[id] = g;
-    x->parent[id] = from;
+    uint32_t id = xe_rs_improve(x, S, g, from, &fail);
+    if (id == RS_NONE) return fail ? -1 : 0;
     double once = rs_closure(x, S);
     int complete = rs_fits_once(x, S); /* then reach(S) is once exactly */
     double f = g + once + (complete ? 0.0 : rs_max_extra(x, S));

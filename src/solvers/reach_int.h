@@ -64,6 +64,10 @@ void xe_rs_reset(xe_rsearch *x);
 /* The id of the stored set S (W words), or RS_NONE; with `add`, stores it when absent
  * (cost INFINITY, parent RS_NONE), and *fail = 1 when the memory limit stops that. */
 uint32_t xe_rs_find(xe_rsearch *x, const uint64_t *S, int add, int *fail);
+/* Stores S reached at cost g (seconds) from `from` where that is cheaper than its stored
+ * cost: its id, with its cost and parent set; RS_NONE where it is not cheaper, or (with
+ * *fail = 1) at the memory limit. */
+uint32_t xe_rs_improve(xe_rsearch *x, const uint64_t *S, double g, uint32_t from, int *fail);
 /* Heap: push (0, or -1 at the memory limit) and pop of the least f (ties: larger g);
  * pop only while x->hn > 0. */
 int xe_rs_push(xe_rsearch *x, rs_item it);

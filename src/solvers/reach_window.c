@@ -127,11 +127,8 @@ static int rw_add(rw *w, const uint64_t *S, double g, double h, uint32_t from, d
     if (base) h = 0.0;
     if (!(g + h < ub)) return 0; /* no cheaper list this way: h is admissible */
     int fail = 0;
-    uint32_t id = xe_rs_find(x, S, 1, &fail);
-    if (fail) return -1;
-    if (!(g < x->gbest[id])) return 0;
-    x->gbest[id] = g;
-    x->parent[id] = from;
+    uint32_t id = xe_rs_improve(x, S, g, from, &fail);
+    if (id == RS_NONE) return fail ? -1 : 0;
     return xe_rs_push(x, (rs_item){.f = g + RW_WEIGHT * h, .g = g, .id = id, .complete = base});
 }
 
@@ -293,36 +290,28 @@ int xe_rwindow_improve(const xe_instance *in, const xe_schedule *start, const xe
         else if (start->ev[k].kind != XE_EV_FREE)
             return xe_err_set(err, XE_EINVAL, "reach windows: the start has an event other than compute and free");
     }
-    int64_t cap64 = 4 * (int64_t)m + 4 * (int64_t)n + 64;
-    if (cap64 > INT32_MAX / 2) cap64 = INT32_MAX / 2;
-    int cap = (int)cap64;
+    int cap = xe_seq_cap(m, n);
     double deadline = t0 + o->time_limit;
     int max_len = o->max_len > 0 ? o->max_len : RW_DEFAULT_MAX_LEN;
     long max_exp = o->max_expanded > 0 ? o->max_expanded : RW_DEFAULT_EXPANDED;
     int *seq = malloc((size_t)cap * sizeof *seq), *cand = malloc((size_t)cap * sizeof *cand);
     int *last = malloc((size_t)cap * sizeof *last), *cnt = calloc((size_t)n, sizeof *cnt);
     int *ccnt = malloc((size_t)n * sizeof *ccnt), *win = malloc((size_t)n * sizeof *win);
-    double *cost = malloc((size_t)n * sizeof *cost);
-    xe_seq_eval e = {.g = g, .cost = cost, .budget = in->dev[0].budget};
-    e.cur = malloc((size_t)n * sizeof *e.cur);
-    e.last = malloc((size_t)cap * sizeof *e.last);
-    e.delta = malloc(((size_t)cap + 1) * sizeof *e.delta);
-    rw w = {.g = g, .c = cost, .n = n, .W = (n + 63) / 64};
+    xe_seq_eval e;
+    int rc = xe_seq_eval_init(&e, in, cap);
+    rw w = {.g = g, .c = e.cost, .n = n, .W = (n + 63) / 64};
     w.seen = malloc(sizeof *w.seen * (size_t)w.W);
     w.stk = malloc(sizeof *w.stk * (size_t)n);
     w.log = malloc(sizeof *w.log * (size_t)n);
     w.log0 = malloc(sizeof *w.log0 * (size_t)n);
     uint64_t R0[64], T[64];
-    int rc = XE_OK;
-    if (!seq || !cand || !last || !cnt || !ccnt || !win || !cost || !e.cur || !e.last || !e.delta || !w.seen || !w.stk ||
-        !w.log || !w.log0) {
+    if (rc || !seq || !cand || !last || !cnt || !ccnt || !win || !w.seen || !w.stk || !w.log || !w.log0) {
         rc = xe_err_set(err, XE_ENOMEM, "reach windows: out of memory for %d computes", cap);
         goto out;
     }
     m = 0;
     for (int k = 0; k < start->len; k++)
         if (start->ev[k].kind == XE_EV_COMPUTE) seq[m++] = start->ev[k].node;
-    for (int v = 0; v < n; v++) cost[v] = xe_cost(in, v, 0);
     for (int k = 0; k < m; k++) cnt[seq[k]]++;
     double cur, over;
     int64_t peak;
@@ -417,9 +406,6 @@ out:
     free(cnt);
     free(ccnt);
     free(win);
-    free(cost);
-    free(e.cur);
-    free(e.last);
-    free(e.delta);
+    xe_seq_eval_free(&e);
     return rc;
 }

@@ -8,6 +8,37 @@
 
 #include "seq_eval.h"
 
+int xe_seq_cap(int m, int n)
+{
+    int64_t cap = 4 * (int64_t)m + 4 * (int64_t)n + 64;
+    return cap > INT32_MAX / 2 ? INT32_MAX / 2 : (int)cap;
+}
+
+int xe_seq_eval_init(xe_seq_eval *e, const xe_instance *in, int cap)
+{
+    int n = in->g->n;
+    *e = (xe_seq_eval){.g = in->g, .budget = in->dev[0].budget};
+    e->cost = malloc((size_t)n * sizeof *e->cost);
+    e->cur = malloc((size_t)n * sizeof *e->cur);
+    e->last = malloc((size_t)cap * sizeof *e->last);
+    e->delta = malloc(((size_t)cap + 1) * sizeof *e->delta);
+    if (!e->cost || !e->cur || !e->last || !e->delta) {
+        xe_seq_eval_free(e);
+        return XE_ENOMEM;
+    }
+    for (int v = 0; v < n; v++) e->cost[v] = xe_cost(in, v, 0);
+    return XE_OK;
+}
+
+void xe_seq_eval_free(xe_seq_eval *e)
+{
+    free(e->cost);
+    free(e->cur);
+    free(e->last);
+    free(e->delta);
+    *e = (xe_seq_eval){0};
+}
+
 /* Evaluates seq[0..m): 0 when some compute lacks an input or (check_all) some node is
  * never computed; else 1 with *cost (seconds), *over (bytes above the budget summed over
  * the computes) and *peak (bytes). Leaves e->last for the frees. The moves keep every

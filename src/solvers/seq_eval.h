@@ -14,16 +14,24 @@
 #include "xengine/instance.h"
 #include "xengine/schedule.h"
 
-/* Scratch of one evaluation, sized for `cap` computes. */
+/* Scratch of one evaluation, sized for `cap` computes (xe_seq_eval_init). */
 typedef struct xe_seq_eval {
     const xe_graph *g;
-    const double *cost; /* [n] seconds on the device */
+    double *cost;       /* [n] seconds on the device */
     int64_t budget;     /* bytes */
     int *cur;           /* [n] position of each node's latest compute so far, -1 none */
     int *last;          /* [cap] last read of the compute at each position (itself if none) */
     int64_t *delta;     /* [cap + 1] change of the resident bytes at each position */
 } xe_seq_eval;
 
+/* Room for a sequence that starts with m computes of an n-node graph to grow: 4 m + 4 n
+ * + 64 computes, at most INT32_MAX / 2. */
+int xe_seq_cap(int m, int n);
+/* Allocates e for sequences of up to cap computes on in's device 0 (e->cost filled from
+ * it): XE_OK, or XE_ENOMEM with nothing left allocated. */
+int xe_seq_eval_init(xe_seq_eval *e, const xe_instance *in, int cap);
+/* Frees what xe_seq_eval_init allocated (a zeroed e: no-op). */
+void xe_seq_eval_free(xe_seq_eval *e);
 /* Evaluates seq[0..m) (m <= the scratch's capacity): 0 when some compute lacks an input
  * or (check_all) some node is never computed; else 1 with *cost (seconds), *over (bytes
  * above the budget summed over the computes) and *peak (bytes). Leaves e->last for the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "xengine/pebble.h"
 #include "xengine/sim.h"
 
 void xe_test_assert_stages_valid(const xe_instance *in, const xe_stages *st)
@@ -43,4 +44,28 @@ int xe_test_is_topological(const xe_graph *g, const int *order)
     for (int e = 0; ok && e < g->m; e++) ok = pos[g->esrc[e]] < pos[g->edst[e]];
     free(pos);
     return ok;
+}
+
+double xe_test_replay_one(const xe_instance *in, const xe_schedule *s, int64_t *peak)
+{
+    xe_sim_result r;
+    xe_err err = {{0}};
+    int rc = xe_sim_run(in, s, &r, &err);
+    if (rc != XE_OK) print_error("simulator: %s\n", err.msg);
+    assert_int_equal(rc, XE_OK);
+    assert_true(r.dev[0].peak <= in->dev[0].budget);
+    if (peak) *peak = r.dev[0].peak;
+    return r.total_time;
+}
+
+void xe_test_pebble_start(const xe_instance *in, xe_schedule *out)
+{
+    xe_pebble *p = xe_pebble_new(in->g, 0);
+    assert_non_null(p);
+    xe_schedule_init(out);
+    xe_err err = {{0}};
+    xe_pebble_answer a = XE_PEBBLE_NO;
+    assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, out, &a, NULL, NULL, &err), XE_OK);
+    assert_int_equal(a, XE_PEBBLE_YES);
+    xe_pebble_free(p);
 }

@@ -28,25 +28,13 @@
 #include "brute/brute.h"
 #include "support/randinst.h"
 #include "support/shared_graph.h"
+#include "support/valid.h"
 #include "xengine/instance.h"
 #include "xengine/pebble.h"
 #include "xengine/schedule.h"
 #include "xengine/sim.h"
 #include "xengine/solvers.h"
 #include "xengine/timer.h"
-
-/* Simulates s on in: valid, peak within the budget, every node computed; returns its
- * total time. */
-static double replay(const xe_instance *in, const xe_schedule *s)
-{
-    xe_sim_result r;
-    xe_err err = {{0}};
-    int rc = xe_sim_run(in, s, &r, &err);
-    if (rc != XE_OK) print_error("simulator: %s\n", err.msg);
-    assert_int_equal(rc, XE_OK);
-    assert_true(r.dev[0].peak <= in->dev[0].budget);
-    return r.total_time;
-}
 
 /* 0 -> 1, 0 -> 2, {1, 2} -> 3; mem 4, 1, 1, 1. Footprints 4, 5, 5, 3. Computing 3 needs
  * 1 and 2 resident; whichever of them is computed last is computed while the other is
@@ -94,7 +82,7 @@ static void test_hand_example(void **state)
     assert_int_equal(a, XE_PEBBLE_YES);
     /* from scratch per node, 0 is recomputed three times; 0 can stay resident beside 1
      * and 2 (4 + 1 + 1 = 6 B), so the clean-up keeps it: every node once, 4 s */
-    assert_true(fabs(replay(in, &s) - 4.0) < 1e-12);
+    assert_true(fabs(xe_test_replay_one(in, &s, NULL) - 4.0) < 1e-12);
     in->dev[0].budget = 5;
     assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, NULL, &err), XE_OK);
     assert_int_equal(a, XE_PEBBLE_NO);
@@ -146,7 +134,7 @@ static void test_against_brute_force(void **state)
                 xe_pebble_answer a2 = XE_PEBBLE_NO;
                 assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a2, NULL, NULL, &err), XE_OK);
                 assert_int_equal(a2, XE_PEBBLE_YES);
-                assert_true(replay(in, &s) >= bf - 1e-9);
+                assert_true(xe_test_replay_one(in, &s, NULL) >= bf - 1e-9);
                 xe_schedule_clear(&s);
             }
         }
@@ -159,7 +147,7 @@ static void test_against_brute_force(void **state)
             xe_schedule_init(&s);
             assert_int_equal(xe_pebble_schedule(p, in, 0, INFINITY, &s, &a, NULL, NULL, &err), XE_OK);
             assert_int_equal(a, XE_PEBBLE_YES);
-            double t = replay(in, &s);
+            double t = xe_test_replay_one(in, &s, NULL);
             assert_true(t >= bf - 1e-9);
             xe_schedule_clear(&s);
         } else {
@@ -206,7 +194,7 @@ static void test_shared_n100(void **state)
     xe_pebble_answer a = XE_PEBBLE_NO;
     assert_int_equal(xe_pebble_schedule(p, in, 0, xe_now() + 30, &s, &a, NULL, NULL, &err), XE_OK);
     assert_int_equal(a, XE_PEBBLE_YES);
-    double t = replay(in, &s), once = xe_bound_cheapest(in);
+    double t = xe_test_replay_one(in, &s, NULL), once = xe_bound_cheapest(in);
     assert_true(t >= once * (1 - 1e-12)); /* every node at least once */
     printf("random_layered_n100: smallest budget %lld B (%.2f%% of the no-recomputation peak, footprint bound "
            "%.2f%%); schedule there: %d events, %.2fx every node once\n", (long long)lo,
@@ -266,7 +254,7 @@ static void test_shared_n250_tight(void **state)
         wait *= 4;
     }
     assert_int_equal(a, XE_PEBBLE_YES);
-    replay(in, &s); /* within the budget hi */
+    xe_test_replay_one(in, &s, NULL); /* within the budget hi */
     printf("  smallest budget: %lld B = the largest footprint (%.2f%% of the peak), exact in %.2f s; "
            "first schedule there after %.2f s\n",
            (long long)lo, 100.0 * (double)lo / (double)peak, t_min, st.first_time);
